@@ -1,0 +1,58 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "alarm",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "alarm", targets: ["alarm"]),
+        .executable(name: "alarmd", targets: ["alarmd"]),
+        .executable(name: "alarm-bench", targets: ["AlarmBench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // C at the edges: one modulemap + one header each.
+        .systemLibrary(name: "CAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CLinux"),
+
+        // The pure core: expressions, zones, schedule, engine. No I/O, no clock.
+        .target(name: "AlarmCore"),
+        // Decoding (libsndfile), clip checks, default tone, ALSA player.
+        .target(name: "AlarmAudio", dependencies: ["AlarmCore", "CAlsa", "CSndfile"]),
+        // Swift wrappers over Linux calls: timerfd, inotify, FIFO, signals, sd_notify, atomic files, locks.
+        .target(name: "AlarmSystem", dependencies: ["CLinux"]),
+        // The event loop that feeds AlarmCore and carries out its actions; store; status; history.
+        .target(
+            name: "AlarmDaemon",
+            dependencies: [
+                "AlarmCore", "AlarmAudio", "AlarmSystem",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // Executables: wiring only.
+        .executableTarget(
+            name: "alarm",
+            dependencies: [
+                "AlarmCore", "AlarmAudio", "AlarmDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "alarmd",
+            dependencies: [
+                "AlarmDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "AlarmBench", dependencies: ["AlarmCore", "AlarmAudio", "AlarmDaemon"]),
+
+        .testTarget(name: "AlarmCoreTests", dependencies: ["AlarmCore"]),
+        .testTarget(name: "AlarmAudioTests", dependencies: ["AlarmAudio"]),
+        .testTarget(name: "AlarmSystemTests", dependencies: ["AlarmSystem"]),
+        .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon"]),
+        // Runs the built binaries as processes.
+        .testTarget(name: "EndToEndTests", dependencies: ["alarm", "alarmd"]),
+    ]
+)

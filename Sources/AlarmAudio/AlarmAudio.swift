@@ -1,0 +1,1 @@
+// AlarmAudio: see STYLE.md. Filled in by its issue.

@@ -1,0 +1,178 @@
+import Foundation
+
+/// When an alarm rings: a calendar expression on a wall clock, or one absolute instant.
+public enum AlarmTrigger: Hashable, Sendable {
+    /// Floating when the expression has no zone (the system zone's wall clock, whatever it is
+    /// at the time), pinned when it names one.
+    case calendar(CalendarExpression)
+    /// An instant (`--in 20m`, `--at ...`): unaffected by zone changes, rings once.
+    case instant(Date)
+}
+
+/// How an alarm's time relates to time zones (the seeds' `timeZone` semantics).
+public enum ZoneMode: String, Codable, Sendable {
+    /// Wall-clock time in the system's current zone: 07:00 stays 07:00 when the zone changes.
+    case floating
+    /// Wall-clock time in a named zone.
+    case pinned
+    /// An instant, like the seeds' nil `timeZone` ("suitable for countdown timers").
+    case absolute
+}
+
+/// An alarm request: an identifier (adding an existing id replaces it), content and a trigger.
+///
+/// Optional settings left nil take the configured defaults when the alarm rings.
+public struct Alarm: Hashable, Sendable {
+    public var id: String
+    public var trigger: AlarmTrigger
+    public var label: String?
+    /// A sound file name (looked up in the sound directories), or nil for the default tone.
+    public var sound: String?
+    /// Ring at the next match only, then the alarm is removed (the seeds' `repeats: false`).
+    public var once: Bool
+    /// Snooze length in seconds.
+    public var snooze: TimeInterval?
+    /// How long it rings before it silences itself, in seconds.
+    public var ring: TimeInterval?
+    /// Volume in percent (0...100).
+    public var volume: Int?
+    /// Seconds from quiet to full volume.
+    public var fadeIn: TimeInterval?
+    /// Skip the next occurrence only; cleared when that occurrence passes.
+    public var skipNext: Bool
+
+    public init(
+        id: String, trigger: AlarmTrigger, label: String? = nil, sound: String? = nil, once: Bool = false,
+        snooze: TimeInterval? = nil, ring: TimeInterval? = nil, volume: Int? = nil, fadeIn: TimeInterval? = nil,
+        skipNext: Bool = false
+    ) {
+        self.id = id
+        self.trigger = trigger
+        self.label = label
+        self.sound = sound
+        self.once = once
+        self.snooze = snooze
+        self.ring = ring
+        self.volume = volume
+        self.fadeIn = fadeIn
+        self.skipNext = skipNext
+    }
+
+    public var mode: ZoneMode {
+        switch trigger {
+        case .instant: return .absolute
+        case .calendar(let e): return e.zone == nil ? .floating : .pinned
+        }
+    }
+
+    /// The pinned zone's name, if any.
+    public var zone: String? {
+        if case .calendar(let e) = trigger { return e.zone }
+        return nil
+    }
+
+    /// True when the alarm rings at most once more: `once`, an instant, or a fully dated expression.
+    public var ringsOnce: Bool {
+        switch trigger {
+        case .instant: return true
+        case .calendar(let e): return once || e.isSingleOccurrence
+        }
+    }
+
+    /// The first ring strictly after `after`; `systemZone` is the wall clock of floating alarms.
+    /// Does not apply `skipNext`: skipping is the engine's business.
+    public func nextRing(after: Date, systemZone: TimeZone) -> Date? {
+        switch trigger {
+        case .instant(let t): return t > after ? t : nil
+        case .calendar(let e): return Schedule.next(e, after: after, in: systemZone)
+        }
+    }
+
+    /// The zone in which this alarm's instants are shown to a user.
+    public func displayZone(systemZone: TimeZone) -> TimeZone {
+        zone.flatMap { try? Zones.zone(named: $0) } ?? systemZone
+    }
+
+    /// Ids are what users type: letters, digits, `-`, `_`, `.`, 1...64 characters, not starting with `.`.
+    public static func validate(id: String) throws {
+        let ok = !id.isEmpty && id.count <= 64 && !id.hasPrefix(".")
+            && id.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) && $0.isASCII || "-_.".unicodeScalars.contains($0) }
+        if !ok {
+            throw AlarmError.invalid("alarm id '\(id)' must be 1-64 letters, digits, '-', '_' or '.', not starting with '.'")
+        }
+    }
+}
+
+public enum AlarmError: Error, Equatable, CustomStringConvertible {
+    case invalid(String)
+    public var description: String {
+        switch self {
+        case .invalid(let m): return m
+        }
+    }
+}
+
+// MARK: JSON (the `alarm list --json` / export / store format)
+
+extension Alarm: Codable {
+    enum CodingKeys: String, CodingKey {
+        case id, expression, zone, at, mode, label, sound, once, snooze, ring, volume
+        case fadeIn = "fade_in"
+        case skipNext = "skip_next"
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let id = try c.decode(String.self, forKey: .id)
+        let trigger: AlarmTrigger
+        if let at = try c.decodeIfPresent(String.self, forKey: .at) {
+            guard let date = RFC3339.parse(at) else {
+                throw DecodingError.dataCorruptedError(forKey: .at, in: c, debugDescription: "'\(at)' is not an RFC 3339 timestamp")
+            }
+            trigger = .instant(date)
+        } else {
+            let text = try c.decode(String.self, forKey: .expression)
+            var expr: CalendarExpression
+            do { expr = try CalendarExpression(text) } catch {
+                throw DecodingError.dataCorruptedError(forKey: .expression, in: c, debugDescription: "\(error)")
+            }
+            if let zone = try c.decodeIfPresent(String.self, forKey: .zone) {
+                do { expr.zone = try Zones.canonicalName(zone) } catch {
+                    throw DecodingError.dataCorruptedError(forKey: .zone, in: c, debugDescription: "\(error)")
+                }
+            }
+            trigger = .calendar(expr)
+        }
+        self.init(
+            id: id, trigger: trigger,
+            label: try c.decodeIfPresent(String.self, forKey: .label),
+            sound: try c.decodeIfPresent(String.self, forKey: .sound),
+            once: try c.decodeIfPresent(Bool.self, forKey: .once) ?? false,
+            snooze: try c.decodeIfPresent(TimeInterval.self, forKey: .snooze),
+            ring: try c.decodeIfPresent(TimeInterval.self, forKey: .ring),
+            volume: try c.decodeIfPresent(Int.self, forKey: .volume),
+            fadeIn: try c.decodeIfPresent(TimeInterval.self, forKey: .fadeIn),
+            skipNext: try c.decodeIfPresent(Bool.self, forKey: .skipNext) ?? false)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        switch trigger {
+        case .instant(let t):
+            try c.encode(RFC3339.format(t, in: TimeZone(identifier: "UTC")!), forKey: .at)
+        case .calendar(let e):
+            try c.encode(e.print(withZone: false), forKey: .expression)
+        }
+        try c.encode(zone, forKey: .zone)
+        try c.encode(mode, forKey: .mode)
+        try c.encode(label, forKey: .label)
+        try c.encode(sound, forKey: .sound)
+        try c.encode(once, forKey: .once)
+        try c.encode(snooze, forKey: .snooze)
+        try c.encode(ring, forKey: .ring)
+        try c.encode(volume, forKey: .volume)
+        try c.encode(fadeIn, forKey: .fadeIn)
+        try c.encode(skipNext, forKey: .skipNext)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// RFC 3339 timestamps with the offset in force in a zone at that instant:
+/// `2026-03-08T03:30:00-04:00`. No `DateFormatter`: its caching and locale rules are not ours.
+public enum RFC3339 {
+    public static func format(_ date: Date, in zone: TimeZone, milliseconds: Bool = false) -> String {
+        var t = date.timeIntervalSince1970
+        if milliseconds { t = (t * 1000).rounded(.down) / 1000 }
+        let whole = Int64(t.rounded(.down))
+        let offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(whole))))
+        var s = CivilTime(localSeconds: whole + offset).description
+        if milliseconds {
+            let ms = Int(((t - TimeInterval(whole)) * 1000).rounded()) % 1000
+            s += "." + String(format: "%03d", ms)
+        }
+        let sign = offset < 0 ? "-" : "+"
+        let a = abs(offset)
+        return s + String(format: "%@%02d:%02d", sign, Int(a / 3600), Int(a % 3600 / 60))
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM[:SS[.frac]](Z|±HH:MM)`; `T` may be a space, letters any case.
+    public static func parse(_ text: String) -> Date? {
+        let s = Array(text.trimmingCharacters(in: .whitespaces).uppercased().utf8)
+        var i = 0
+        func num(_ n: Int) -> Int? {
+            guard i + n <= s.count else { return nil }
+            var v = 0
+            for k in 0..<n {
+                let c = s[i + k]
+                guard c >= 48 && c <= 57 else { return nil }
+                v = v * 10 + Int(c - 48)
+            }
+            i += n
+            return v
+        }
+        func lit(_ c: UInt8) -> Bool {
+            guard i < s.count, s[i] == c else { return false }
+            i += 1
+            return true
+        }
+        guard let y = num(4), lit(45), let mo = num(2), lit(45), let d = num(2),
+            lit(84) || lit(32), let h = num(2), lit(58), let mi = num(2)
+        else { return nil }
+        var sec = 0
+        var frac = 0.0
+        if lit(58) {
+            guard let ss = num(2) else { return nil }
+            sec = ss
+            if lit(46) || lit(44) {
+                var scale = 0.1
+                var any = false
+                while i < s.count, s[i] >= 48 && s[i] <= 57 {
+                    frac += Double(s[i] - 48) * scale
+                    scale /= 10
+                    i += 1
+                    any = true
+                }
+                guard any else { return nil }
+            }
+        }
+        var offset = 0
+        if lit(90) {
+        } else if i < s.count, s[i] == 43 || s[i] == 45 {
+            let negative = s[i] == 45
+            i += 1
+            guard let oh = num(2) else { return nil }
+            _ = lit(58)
+            guard let om = num(2), oh < 24, om < 60 else { return nil }
+            offset = (oh * 3600 + om * 60) * (negative ? -1 : 1)
+        } else {
+            return nil
+        }
+        guard i == s.count, (1...12).contains(mo), d >= 1, d <= CivilTime.daysIn(month: mo, year: y),
+            h < 24, mi < 60, sec < 61
+        else { return nil }
+        let local = CivilTime(year: y, month: mo, day: d, hour: h, minute: mi, second: min(sec, 59)).localSeconds
+        return Date(timeIntervalSince1970: TimeInterval(local - Int64(offset)) + frac)
+    }
+}

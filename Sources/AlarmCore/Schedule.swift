@@ -1,0 +1,127 @@
+import Foundation
+
+/// When a calendar expression rings: pure functions, no clock and no I/O inside.
+public enum Schedule {
+    /// The first ring strictly after `after`, on the wall clock of the expression's pinned zone or
+    /// else of `zone`; nil when it never rings again (a date in the past, or past year 2199).
+    ///
+    /// Ring instants follow `Zones.instant(for:in:)`: a wall time in a DST gap rings shifted forward
+    /// by the gap, one in an overlap rings at its first occurrence, and wall times that map to one
+    /// instant ring once. Successive calls with `after` set to the previous result therefore give
+    /// strictly increasing instants, each wake-up exactly once.
+    public static func next(_ expr: CalendarExpression, after: Date, in zone: TimeZone) -> Date? {
+        let tz = expr.zone.flatMap { try? Zones.zone(named: $0) } ?? zone
+        let afterT = after.timeIntervalSince1970
+        guard afterT.isFinite else { return nil }
+        let afterSec = Int64(afterT.rounded(.down))
+        var startLocal = Zones.civil(at: after, in: tz).localSeconds + 1
+        // A gap just before `after` shifts earlier wall times to instants after it: start there.
+        let near = Zones.segments(in: tz, from: afterSec - 27 * 3600, to: afterSec + 27 * 3600)
+        for i in near.indices.dropFirst() where near[i].offset > near[i - 1].offset {
+            startLocal = min(startLocal, near[i].start + near[i - 1].offset)
+        }
+
+        var cursor = CivilTime(localSeconds: startLocal)
+        var best: Int64? = nil
+        var bound = Int64.max  // local seconds beyond which no wall time can map below `best`
+        var steps = 0
+        while steps < 500_000, let match = nextCivil(expr, atOrAfter: cursor) {
+            let local = match.localSeconds
+            if local > bound { break }
+            let t = Zones.instantSeconds(forLocal: local, in: tz)
+            if TimeInterval(t) > afterT {
+                if best == nil || t < best! { best = t }
+                if bound == .max {
+                    // Around a transition the wall-to-instant map is not monotonic; look on while a
+                    // later wall time could still map to an earlier instant. Elsewhere: done.
+                    let around = Zones.segments(in: tz, from: t - 27 * 3600, to: t + 27 * 3600)
+                    if around.count == 1 && near.count == 1 { break }
+                    bound = t + (around + near).map(\.offset).max()!
+                }
+            }
+            cursor = CivilTime(localSeconds: local + 1)
+            steps += 1
+        }
+        return best.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+    }
+
+    /// The next `count` rings after `after` (fewer when the expression runs out).
+    public static func upcoming(_ expr: CalendarExpression, after: Date, in zone: TimeZone, count: Int) -> [Date] {
+        var out: [Date] = []
+        var cursor = after
+        while out.count < count, let n = next(expr, after: cursor, in: zone) {
+            out.append(n)
+            cursor = n
+        }
+        return out
+    }
+
+    /// The first wall time at or after `from` whose every component matches, ignoring zones;
+    /// nil when there is none up to the end of `CalendarExpression.yearRange`.
+    public static func nextCivil(_ e: CalendarExpression, atOrAfter from: CivilTime) -> CivilTime? {
+        var (y, mo, d, h, mi, s) = (from.year, from.month, from.day, from.hour, from.minute, from.second)
+        if y < CalendarExpression.yearRange.lowerBound {
+            (y, mo, d, h, mi, s) = (CalendarExpression.yearRange.lowerBound, 1, 1, 0, 0, 0)
+        }
+        // Each failed component moves the next larger one on and resets the smaller ones; a value
+        // past its maximum (hour 24, day 32, month 13) fails in the next round and carries.
+        for _ in 0..<2_000_000 {
+            if y > CalendarExpression.yearRange.upperBound { return nil }
+            if let years = e.years {
+                guard let ny = years.first(where: { $0 >= y }) else { return nil }
+                if ny != y { (y, mo, d, h, mi, s) = (ny, 1, 1, 0, 0, 0) }
+            }
+            guard let nm = e.months.next(atLeast: mo) else {
+                (y, mo, d, h, mi, s) = (y + 1, 1, 1, 0, 0, 0)
+                continue
+            }
+            if nm != mo { (mo, d, h, mi, s) = (nm, 1, 0, 0, 0) }
+            guard let nd = e.days.next(atLeast: d), nd <= CivilTime.daysIn(month: mo, year: y) else {
+                (mo, d, h, mi, s) = (mo + 1, 1, 0, 0, 0)
+                continue
+            }
+            if nd != d { (d, h, mi, s) = (nd, 0, 0, 0) }
+            if !e.weekdays.contains(CivilTime.weekday(ofDays: CivilTime.days(year: y, month: mo, day: d))) {
+                (d, h, mi, s) = (d + 1, 0, 0, 0)
+                continue
+            }
+            guard let nh = e.hours.next(atLeast: h) else {
+                (d, h, mi, s) = (d + 1, 0, 0, 0)
+                continue
+            }
+            if nh != h { (h, mi, s) = (nh, 0, 0) }
+            guard let nmi = e.minutes.next(atLeast: mi) else {
+                (h, mi, s) = (h + 1, 0, 0)
+                continue
+            }
+            if nmi != mi { (mi, s) = (nmi, 0) }
+            guard let ns = e.seconds.next(atLeast: s) else {
+                (mi, s) = (mi + 1, 0)
+                continue
+            }
+            return CivilTime(year: y, month: mo, day: d, hour: h, minute: mi, second: ns)
+        }
+        return nil
+    }
+
+    /// Why an expression can never match any wall time, or nil when it can.
+    static func whyNeverMatches(_ e: CalendarExpression) -> String? {
+        let monthNames = [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December",
+        ]
+        let possible = e.months.values.contains { m in
+            e.days.values.contains { $0 <= CivilTime.daysIn(month: m, year: 2000) }
+        }
+        if !possible {
+            let months = e.months.values.map { monthNames[$0 - 1] }.joined(separator: ", ")
+            let days = e.days.values.map(String.init).joined(separator: ", ")
+            return "this date never occurs: \(months) \(e.months.count == 1 ? "has" : "have") no day \(days)"
+        }
+        if nextCivil(e, atOrAfter: CivilTime(year: CalendarExpression.yearRange.lowerBound, month: 1, day: 1)) == nil {
+            return "it never matches: no date in \(CalendarExpression.yearRange.lowerBound)..\(CalendarExpression.yearRange.upperBound) falls on "
+                + "\(CalendarExpression.printWeekdays(e.weekdays)) and matches \(e.print(withZone: false).split(separator: " ").dropFirst().first ?? "")"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,1 @@
+// AlarmDaemon: see STYLE.md. Filled in by its issue.

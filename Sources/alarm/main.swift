@@ -1,0 +1,1 @@
+print("alarm: the CLI is being built (issue #2)")
