@@ -65,6 +65,9 @@ struct ExpressionParser {
             throw fail("a time of day is missing: add HH:MM, e.g. '\(text) 07:00'", text.count + 1)
         }
         if !tokens[i].text.contains(":") && tokens[i].text.contains("-") {
+            guard i + 1 < tokens.count else {
+                throw fail("a time of day is missing: add HH:MM, e.g. '\(text) 07:00'", text.count + 1)
+            }
             if hasShortcut {
                 throw fail("'\(first.text)' takes a time only, not a date", tokens[i].column)
             }

@@ -19,7 +19,8 @@ public enum Zones {
 
     /// The canonical spelling of a zone name ("europe/berlin" -> "Europe/Berlin").
     public static func canonicalName(_ name: String) throws -> String {
-        try zone(named: name).identifier
+        if let spelled = cache.canonical(name) { return spelled }
+        throw ZoneError.unknown(name)
     }
 
     /// The instant at which the wall clock of `zone` shows `civil`, by the rules above.
@@ -97,6 +98,15 @@ private final class ZoneCache: @unchecked Sendable {
         for alias in ["UTC", "Etc/UTC", "GMT", "Etc/GMT", "Universal", "Zulu"] { map[alias.lowercased()] = alias }
         return map
     }()
+
+    /// The spelling users should see: tz data's for IANA names, "UTC" for UTC (Foundation says "GMT").
+    func canonical(_ raw: String) -> String? {
+        guard lookup(raw) != nil else { return nil }
+        let name = raw.trimmingCharacters(in: .whitespaces)
+        lock.lock()
+        defer { lock.unlock() }
+        return index[name.lowercased()] ?? name
+    }
 
     func lookup(_ raw: String) -> TimeZone? {
         let name = raw.trimmingCharacters(in: .whitespaces)

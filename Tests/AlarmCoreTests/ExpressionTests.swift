@@ -1,0 +1,213 @@
+import Foundation
+import Testing
+
+@testable import AlarmCore
+
+@Suite("Expressions: grammar, normal form, refusals")
+struct ExpressionTests {
+    /// Input and its normal form.
+    static let forms: [(String, String)] = [
+        ("07:00", "*-*-* 07:00:00"),
+        ("7:5", "*-*-* 07:05:00"),
+        ("daily 06:45", "*-*-* 06:45:00"),
+        ("weekdays 06:30", "Mon..Fri *-*-* 06:30:00"),
+        ("weekends 09:00", "Sat,Sun *-*-* 09:00:00"),
+        ("Mon..Fri 06:30", "Mon..Fri *-*-* 06:30:00"),
+        ("mon..fri 06:30", "Mon..Fri *-*-* 06:30:00"),
+        ("MONDAY,wednesday,Fri 07:15", "Mon,Wed,Fri *-*-* 07:15:00"),
+        ("Sat,Sun 09:00", "Sat,Sun *-*-* 09:00:00"),
+        ("Fri..Mon 10:00", "Mon,Fri..Sun *-*-* 10:00:00"),
+        ("Mon..Sun 07:00", "*-*-* 07:00:00"),
+        ("*-12-25 08:00", "*-12-25 08:00:00"),
+        ("12-25 08:00", "*-12-25 08:00:00"),
+        ("2026-12-24 07:00", "2026-12-24 07:00:00"),
+        ("2026-12-24 07:00:30", "2026-12-24 07:00:30"),
+        ("*-*-* *:0/15", "*-*-* *:00/15:00"),
+        ("*:*:*", "*-*-* *:*:*"),
+        ("8..10:00", "*-*-* 08..10:00:00"),
+        ("1,2,3,7:00", "*-*-* 01..03,07:00:00"),
+        ("Mon *-*-1..7 9:00", "Mon *-*-01..07 09:00:00"),
+        ("*-*-1/2 06:00", "*-*-01/2 06:00:00"),
+        ("*-1..12/3-1 06:00", "*-01/3-01 06:00:00"),
+        ("2027..2029,2031-01-01 00:00", "2027..2029,2031-01-01 00:00:00"),
+        ("06:30 europe/berlin", "*-*-* 06:30:00 Europe/Berlin"),
+        ("Mon..Fri 06:30 UTC", "Mon..Fri *-*-* 06:30:00 UTC"),
+        ("  daily   07:00   America/New_York ", "*-*-* 07:00:00 America/New_York"),
+        ("*-02-29 07:00", "*-02-29 07:00:00"),
+    ]
+
+    @Test("every form parses to its normal form", arguments: forms.map { $0.0 })
+    func normalForm(_ input: String) throws {
+        let expected = Self.forms.first { $0.0 == input }!.1
+        #expect(try CalendarExpression(input).description == expected)
+    }
+
+    @Test("parse, print, parse round-trips to the same schedule", arguments: forms.map { $0.0 })
+    func roundTrip(_ input: String) throws {
+        let once = try CalendarExpression(input)
+        let twice = try CalendarExpression(once.description)
+        #expect(once == twice)
+        #expect(twice.description == once.description)
+    }
+
+    /// Input, and a part of the message that says what is wrong.
+    static let refusals: [(String, String)] = [
+        ("", "empty"),
+        ("   ", "empty"),
+        ("*-02-30 07:00", "February has no day 30"),
+        ("*-04-31 07:00", "April has no day 31"),
+        ("*-02,04-31 07:00", "February, April have no day 31"),
+        ("Mon 2026-12-25 07:00", "never matches"),
+        ("2026-02-29 07:00", "never matches"),
+        ("25:00", "hour 25 is out of range 0..23"),
+        ("07:60", "minute 60 is out of range 0..59"),
+        ("07:00:61", "second 61 is out of range"),
+        ("7:0x", "minute '0x' is not a number"),
+        ("07-00", "time"),
+        ("Mnday 07:00", "unknown weekday 'Mnday'"),
+        ("Mon..Frx 07:00", "unknown weekday 'Frx'"),
+        ("07:00 Mars/Olympus", "unknown time zone 'Mars/Olympus'"),
+        ("07:00 EST5EDTX", "unknown time zone"),
+        ("2026-13-01 07:00", "month 13 is out of range 1..12"),
+        ("*-*-32 07:00", "day 32 is out of range 1..31"),
+        ("1969-01-01 07:00", "year 1969 is out of range"),
+        ("daily", "time of day is missing"),
+        ("Mon", "time of day is missing"),
+        ("*-12-25", "time of day is missing"),
+        ("07:00 UTC extra", "unexpected 'extra'"),
+        ("10..8:00", "runs backwards"),
+        ("0/0:00", "step '0'"),
+        ("*:0/x", "step 'x'"),
+        ("1,,2:00", "empty item"),
+        ("daily 2026-01-01 07:00", "takes a time only"),
+        ("07:00:00:00", "HOUR:MINUTE[:SECOND]"),
+        ("1-2-3-4 07:00", "[YEAR-]MONTH-DAY"),
+        ("Mon, 07:00", "weekday is missing"),
+        ("-5:00", "not a number"),
+    ]
+
+    @Test("refusals say what is wrong", arguments: refusals.map { $0.0 })
+    func refused(_ input: String) throws {
+        let fragment = Self.refusals.first { $0.0 == input }!.1
+        do {
+            let e = try CalendarExpression(input)
+            Issue.record("'\(input)' parsed as '\(e)' but must be refused")
+        } catch let error as ExpressionError {
+            #expect(error.description.contains(fragment), "\(error.description)")
+            #expect(error.description.contains("'\(input)'"))
+        }
+    }
+
+    @Test("errors point at the column of the bad component")
+    func column() throws {
+        do {
+            _ = try CalendarExpression("Mon 07:6x")
+            Issue.record("must be refused")
+        } catch let error as ExpressionError {
+            #expect(error.column == 8)
+        }
+        do {
+            _ = try CalendarExpression("Mon..Fri 06:30 Nowhere/City")
+            Issue.record("must be refused")
+        } catch let error as ExpressionError {
+            #expect(error.column == 16)
+        }
+    }
+
+    @Test("zone names are matched case-insensitively and printed canonically")
+    func zones() throws {
+        #expect(try Zones.canonicalName("europe/berlin") == "Europe/Berlin")
+        #expect(try Zones.canonicalName("utc") == "UTC")
+        #expect(throws: ZoneError.unknown("Europe/Atlantis")) { try Zones.zone(named: "Europe/Atlantis") }
+    }
+}
+
+@Suite("Civil time arithmetic")
+struct CivilTimeTests {
+    @Test("days round-trip for every day from 1900 to 2400")
+    func daysRoundTrip() {
+        var expected = CivilTime.days(year: 1900, month: 1, day: 1)
+        for y in 1900...2400 {
+            for m in 1...12 {
+                for d in 1...CivilTime.daysIn(month: m, year: y) {
+                    let n = CivilTime.days(year: y, month: m, day: d)
+                    #expect(n == expected)
+                    let back = CivilTime.civil(fromDays: n)
+                    #expect(back == (y, m, d))
+                    expected += 1
+                }
+            }
+        }
+    }
+
+    @Test("weekdays: 1970-01-01 was a Thursday, 2026-11-22 a Sunday")
+    func weekday() {
+        #expect(CivilTime(year: 1970, month: 1, day: 1).weekday == 3)
+        #expect(CivilTime(year: 2026, month: 11, day: 22).weekday == 6)
+        #expect(CivilTime(year: 2000, month: 2, day: 29).weekday == 1)
+    }
+}
+
+@Suite("Durations and RFC 3339")
+struct FormatTests {
+    @Test("durations as users type them")
+    func durations() throws {
+        #expect(try Durations.parse("90s") == 90)
+        #expect(try Durations.parse("9m") == 540)
+        #expect(try Durations.parse("1h30m") == 5400)
+        #expect(try Durations.parse("1h 30m") == 5400)
+        #expect(try Durations.parse("2d") == 172_800)
+        #expect(throws: AlarmError.self) { try Durations.parse("5") }
+        #expect(throws: AlarmError.self) { try Durations.parse("5x") }
+        #expect(throws: AlarmError.self) { try Durations.parse("0s") }
+        #expect(throws: AlarmError.self) { try Durations.parse("") }
+        #expect(Durations.format(5400) == "1h30m")
+        #expect(Durations.spoken(7 * 3600 + 12 * 60) == "7 h 12 min")
+    }
+
+    @Test("RFC 3339 parses offsets, Z and fractions, and refuses junk")
+    func rfc3339() throws {
+        #expect(RFC3339.parse("2026-12-24T07:00:00+01:00")?.timeIntervalSince1970 == 1_798_092_000)
+        #expect(RFC3339.parse("2026-12-24T06:00:00Z")?.timeIntervalSince1970 == 1_798_092_000)
+        #expect(RFC3339.parse("2026-12-24 06:00:00.250z")?.timeIntervalSince1970 == 1_798_092_000.25)
+        #expect(RFC3339.parse("2026-12-24T06:00Z")?.timeIntervalSince1970 == 1_798_092_000)
+        for bad in ["2026-12-24", "2026-02-30T00:00:00Z", "2026-12-24T25:00:00Z", "tomorrow", "2026-12-24T06:00:00"] {
+            #expect(RFC3339.parse(bad) == nil, "\(bad)")
+        }
+        let ny = try Zones.zone(named: "America/New_York")
+        #expect(RFC3339.format(RFC3339.parse("2026-03-08T07:30:00Z")!, in: ny) == "2026-03-08T03:30:00-04:00")
+        #expect(RFC3339.format(RFC3339.parse("2026-03-08T07:30:00.123Z")!, in: .gmt, milliseconds: true) == "2026-03-08T07:30:00.123+00:00")
+    }
+}
+
+@Suite("Alarm JSON")
+struct AlarmJSONTests {
+    @Test("an alarm survives encode and decode with its zone mode")
+    func roundTrip() throws {
+        let alarms = [
+            Alarm(id: "work", trigger: .calendar(try CalendarExpression("Mon..Fri 06:30")), label: "Work", sound: "rooster.caf",
+                  snooze: 300, volume: 80, fadeIn: 30),
+            Alarm(id: "berlin", trigger: .calendar(try CalendarExpression("07:00 Europe/Berlin")), once: true, skipNext: true),
+            Alarm(id: "tea", trigger: .instant(RFC3339.parse("2026-11-22T10:20:00Z")!)),
+        ]
+        let data = try JSONEncoder().encode(alarms)
+        let json = String(decoding: data, as: UTF8.self)
+        #expect(json.contains("\"mode\":\"pinned\""))
+        #expect(json.contains("\"fade_in\":30"))
+        #expect(try JSONDecoder().decode([Alarm].self, from: data) == alarms)
+    }
+
+    @Test("a bad expression in JSON is refused with its message")
+    func bad() {
+        let json = #"[{"id":"x","expression":"*-02-30 07:00"}]"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([Alarm].self, from: Data(json.utf8)) }
+    }
+
+    @Test("ids are what users can type")
+    func ids() {
+        #expect(throws: Never.self) { try Alarm.validate(id: "work-day_1.b") }
+        for bad in ["", ".hidden", "a/b", "a b", String(repeating: "x", count: 65)] {
+            #expect(throws: AlarmError.self) { try Alarm.validate(id: bad) }
+        }
+    }
+}
