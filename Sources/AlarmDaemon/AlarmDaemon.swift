@@ -1,1 +1,0 @@
-// AlarmDaemon: see STYLE.md. Filled in by its issue.

@@ -1,0 +1,135 @@
+import AlarmCore
+import Foundation
+
+/// Where things live and the defaults alarms fall back on. Both programs resolve it the same
+/// way, each setting from the first of: a command-line flag, an environment variable, the config
+/// file, the built-in default.
+public struct Configuration: Equatable, Sendable {
+    /// Alarms, persisted ring/snooze state, history (`--state-dir`, `ALARM_STATE_DIR`).
+    public var stateDir = "/var/lib/alarm"
+    /// The FIFO `control` and `status.json` (`--runtime-dir`, `ALARM_RUNTIME_DIR`).
+    public var runtimeDir = "/run/alarm"
+    /// Sound directories in lookup order (`--sounds-dir`, `ALARM_SOUNDS_DIR`, colon-separated);
+    /// nil means the installed sounds, then `sounds/` in the state directory.
+    public var soundsDirs: [String]? = nil
+    /// The ALSA PCM (`--device`, `ALARM_DEVICE`).
+    public var device = "default"
+    /// The config file (`--config`, `ALARM_CONFIG`).
+    public var configPath = Configuration.defaultConfigPath
+    /// The zone file watched for zone changes (`--localtime`, `ALARM_LOCALTIME`).
+    public var localtimePath = "/etc/localtime"
+    /// The group allowed to write the FIFO (config `fifo_group`); nil keeps the daemon's group.
+    public var fifoGroup: String? = nil
+    /// Alarm defaults: snooze length, ring length before auto-silence, volume (percent),
+    /// fade-in, and how late a missed occurrence may still ring.
+    public var snooze: TimeInterval = 9 * 60
+    public var ring: TimeInterval = 10 * 60
+    public var volume = 100
+    public var fadeIn: TimeInterval = 0
+    public var grace: TimeInterval = 10 * 60
+
+    public static let defaultConfigPath = "/etc/alarm/alarm.conf"
+
+    public init() {}
+
+    public var alarmsPath: String { stateDir + "/alarms.json" }
+    public var fifoPath: String { runtimeDir + "/control" }
+    public var statusPath: String { runtimeDir + "/status.json" }
+
+    /// Values given on the command line; nil where the flag was not given.
+    public struct Flags: Sendable {
+        public var stateDir: String?
+        public var runtimeDir: String?
+        public var soundsDir: String?
+        public var device: String?
+        public var config: String?
+        public var localtime: String?
+        public init(
+            stateDir: String? = nil, runtimeDir: String? = nil, soundsDir: String? = nil, device: String? = nil,
+            config: String? = nil, localtime: String? = nil
+        ) {
+            self.stateDir = stateDir
+            self.runtimeDir = runtimeDir
+            self.soundsDir = soundsDir
+            self.device = device
+            self.config = config
+            self.localtime = localtime
+        }
+    }
+
+    /// Resolves every setting. A config file named by flag or environment must exist; the
+    /// default one may be absent. Throws `ConfigurationError` naming the file, line and key.
+    public static func resolve(
+        flags: Flags = Flags(), environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> Configuration {
+        var c = Configuration()
+        func pick(_ flag: String?, _ env: String) -> String? {
+            if let flag, !flag.isEmpty { return flag }
+            if let v = environment[env], !v.isEmpty { return v }
+            return nil
+        }
+        let explicitConfig = pick(flags.config, "ALARM_CONFIG")
+        c.configPath = explicitConfig ?? defaultConfigPath
+        if FileManager.default.fileExists(atPath: c.configPath) {
+            try c.apply(file: c.configPath)
+        } else if explicitConfig != nil {
+            throw ConfigurationError(path: c.configPath, line: nil, message: "the config file does not exist")
+        }
+        if let v = pick(flags.stateDir, "ALARM_STATE_DIR") { c.stateDir = v }
+        if let v = pick(flags.runtimeDir, "ALARM_RUNTIME_DIR") { c.runtimeDir = v }
+        if let v = pick(flags.soundsDir, "ALARM_SOUNDS_DIR") { c.soundsDirs = v.split(separator: ":").map(String.init) }
+        if let v = pick(flags.device, "ALARM_DEVICE") { c.device = v }
+        if let v = pick(flags.localtime, "ALARM_LOCALTIME") { c.localtimePath = v }
+        return c
+    }
+
+    /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, fade_in,
+    /// grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime.
+    mutating func apply(file path: String) throws {
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw ConfigurationError(path: path, line: nil, message: "cannot be read (\(error.localizedDescription))")
+        }
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { continue }
+            let parts = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            func fail(_ m: String) -> ConfigurationError { ConfigurationError(path: path, line: n + 1, message: m) }
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { throw fail("expected 'key = value', found '\(trimmed)'") }
+            let (key, value) = (parts[0].lowercased().replacingOccurrences(of: "-", with: "_"), parts[1])
+            func duration() throws -> TimeInterval {
+                do { return try Durations.parse(value) } catch { throw fail("\(key): \(error)") }
+            }
+            switch key {
+            case "snooze": snooze = try duration()
+            case "ring": ring = try duration()
+            case "grace": grace = try duration()
+            case "fade_in":
+                fadeIn = value == "0" ? 0 : try duration()
+            case "volume":
+                guard let v = Int(value.hasSuffix("%") ? String(value.dropLast()) : value), (0...100).contains(v) else {
+                    throw fail("volume must be a whole percentage 0..100, found '\(value)'")
+                }
+                volume = v
+            case "device": device = value
+            case "sounds_dir": soundsDirs = value.split(separator: ":").map(String.init)
+            case "state_dir": stateDir = value
+            case "runtime_dir": runtimeDir = value
+            case "fifo_group": fifoGroup = value
+            case "localtime": localtimePath = value
+            default:
+                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime)")
+            }
+        }
+    }
+}
+
+public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+    public var path: String
+    public var line: Int?
+    public var message: String
+    public var description: String {
+        "config file \(path)\(line.map { ", line \($0)" } ?? ""): \(message)"
+    }
+}

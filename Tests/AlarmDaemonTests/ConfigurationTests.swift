@@ -1,0 +1,59 @@
+import AlarmDaemon
+import Foundation
+import Testing
+
+@Suite("Configuration: flag, then environment, then config file, then default")
+struct ConfigurationTests {
+    func tempFile(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("alarm-\(UUID().uuidString).conf").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("defaults when nothing is given")
+    func defaults() throws {
+        let c = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("")])
+        #expect(c.stateDir == "/var/lib/alarm")
+        #expect(c.runtimeDir == "/run/alarm")
+        #expect(c.device == "default")
+        #expect(c.snooze == 540)
+        #expect(c.ring == 600)
+        #expect(c.grace == 600)
+        #expect(c.fifoPath == "/run/alarm/control")
+        #expect(c.statusPath == "/run/alarm/status.json")
+    }
+
+    @Test("a flag beats the environment, which beats the file")
+    func precedence() throws {
+        let file = try tempFile("device = hw:1\nstate_dir = /from/file\nsnooze = 5m # short\n")
+        let env = ["ALARM_CONFIG": file, "ALARM_STATE_DIR": "/from/env", "ALARM_DEVICE": "pulse", "ALARM_SOUNDS_DIR": "/a:/b"]
+        let c = try Configuration.resolve(flags: .init(device: "plughw:0,0"), environment: env)
+        #expect(c.device == "plughw:0,0")
+        #expect(c.stateDir == "/from/env")
+        #expect(c.snooze == 300)
+        #expect(c.soundsDirs == ["/a", "/b"])
+        let d = try Configuration.resolve(environment: ["ALARM_CONFIG": file])
+        #expect(d.device == "hw:1")
+        #expect(d.stateDir == "/from/file")
+    }
+
+    @Test("bad config files are refused with the file, line and what is wrong")
+    func refusals() throws {
+        for (text, fragment) in [
+            ("snooze = 5", "line 1: snooze: invalid duration '5'"),
+            ("\nvolume = 150", "line 2: volume must be a whole percentage"),
+            ("colour = red", "unknown setting 'colour'"),
+            ("snooze", "expected 'key = value'"),
+        ] {
+            let path = try tempFile(text)
+            #expect {
+                try Configuration.resolve(environment: ["ALARM_CONFIG": path])
+            } throws: { error in
+                "\(error)".contains(fragment) && "\(error)".contains(path)
+            }
+        }
+        #expect(throws: ConfigurationError.self) {
+            try Configuration.resolve(flags: .init(config: "/nonexistent/alarm.conf"), environment: [:])
+        }
+    }
+}
