@@ -1,0 +1,30 @@
+import AlarmDaemon
+import ArgumentParser
+
+/// The settings every subcommand shares with `alarmd`: flag, then environment variable, then the
+/// config file, then the default (see `Configuration`).
+struct GlobalOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Alarms, ring state and history (env ALARM_STATE_DIR; default /var/lib/alarm).", valueName: "dir"))
+    var stateDir: String?
+
+    @Option(help: ArgumentHelp("The control FIFO and status.json (env ALARM_RUNTIME_DIR; default /run/alarm).", valueName: "dir"))
+    var runtimeDir: String?
+
+    @Option(help: ArgumentHelp("Sound directories, colon-separated (env ALARM_SOUNDS_DIR).", valueName: "dirs"))
+    var soundsDir: String?
+
+    @Option(help: ArgumentHelp("The ALSA PCM to play on (env ALARM_DEVICE; default 'default').", valueName: "pcm"))
+    var device: String?
+
+    @Option(help: ArgumentHelp("The config file (env ALARM_CONFIG; default /etc/alarm/alarm.conf).", valueName: "file"))
+    var config: String?
+
+    func configuration() throws -> Configuration {
+        do {
+            return try Configuration.resolve(
+                flags: .init(stateDir: stateDir, runtimeDir: runtimeDir, soundsDir: soundsDir, device: device, config: config))
+        } catch {
+            throw CLIError(error)
+        }
+    }
+}
