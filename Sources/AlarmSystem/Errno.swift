@@ -42,11 +42,10 @@ func valueOrWouldBlock<T: FixedWidthInteger>(_ call: String, _ body: () -> T) th
     }
 }
 
-/// Like `valueOrErrno`, for calls that return a pointer and set errno on `NULL`.
+/// Like `valueOrErrno`, for calls that return a pointer and set errno on `NULL` (`opendir`).
 @inline(__always)
 func pointerOrErrno<T>(_ call: String, _ body: () -> T?) throws -> T {
     while true {
-        Glibc.errno = 0
         if let r = body() { return r }
         let e = Glibc.errno
         if e == EINTR { continue }
@@ -61,4 +60,16 @@ func pointerOrErrno<T>(_ call: String, _ body: () -> T?) throws -> T {
 @inline(__always)
 func closeIgnoringErrors(_ fd: Int32) {
     _ = Glibc.close(fd)
+}
+
+/// For the pthread-style calls that return 0 or an error number instead of setting errno
+/// (`pthread_sigmask`, `getgrnam_r`): retries EINTR, throws `SystemError` on any other non-zero.
+@inline(__always)
+func zeroOrErrorNumber(_ call: String, _ body: () -> Int32) throws {
+    while true {
+        let r = body()
+        if r == 0 { return }
+        if r == EINTR { continue }
+        throw SystemError(call, errno: r)
+    }
 }

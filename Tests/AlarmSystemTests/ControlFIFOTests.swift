@@ -68,7 +68,7 @@ struct ControlFIFOTests {
         let dir = TempDir()
         defer { dir.cleanup() }
         let file = dir.sub("file")
-        FileManager.default.createFile(atPath: file, contents: Data("keep me".utf8))
+        _ = FileManager.default.createFile(atPath: file, contents: Data("keep me".utf8))
         #expect(throws: ControlFIFOError.notAFIFO(path: file, kind: "regular file")) { try ControlFIFO(path: file) }
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep me")
 
@@ -106,7 +106,7 @@ struct ControlFIFOTests {
             try ControlFIFO.send(.stop, to: dir.sub("nothing"))
         }
         let file = dir.sub("file")
-        FileManager.default.createFile(atPath: file, contents: nil)
+        _ = FileManager.default.createFile(atPath: file, contents: nil)
         #expect(throws: ControlFIFOError.notAFIFO(path: file, kind: "regular file")) { try ControlFIFO.send(.stop, to: file) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)).isEmpty, "nothing written into a regular file")
     }

@@ -59,7 +59,7 @@ struct InotifyTests {
         let dir = TempDir()
         defer { dir.cleanup() }
         let file = dir.sub("localtime")
-        FileManager.default.createFile(atPath: file, contents: Data("a".utf8))
+        _ = FileManager.default.createFile(atPath: file, contents: Data("a".utf8))
         let inotify = try Inotify()
         try inotify.watch(file: file)
 
@@ -82,8 +82,8 @@ struct InotifyTests {
         let inotify = try Inotify()
         try inotify.watch(file: dir.sub("alarms.json"))  // does not exist yet
 
-        FileManager.default.createFile(atPath: dir.sub("alarms.json.tmp"), contents: Data("[]".utf8))
-        FileManager.default.createFile(atPath: dir.sub("history.jsonl"), contents: Data("{}".utf8))
+        _ = FileManager.default.createFile(atPath: dir.sub("alarms.json.tmp"), contents: Data("[]".utf8))
+        _ = FileManager.default.createFile(atPath: dir.sub("history.jsonl"), contents: Data("{}".utf8))
         #expect(rename(dir.sub("alarms.json.tmp"), dir.sub("alarms.json")) == 0)
 
         let got = try events(inotify)
@@ -138,7 +138,7 @@ struct InotifyTests {
         let inotify = try Inotify()
         let watch = try inotify.watch(file: dir.sub("x"))
         try inotify.remove(watch)
-        FileManager.default.createFile(atPath: dir.sub("x"), contents: nil)
+        _ = FileManager.default.createFile(atPath: dir.sub("x"), contents: nil)
         _ = waitReadable(inotify.descriptor, milliseconds: 200)
         #expect(try inotify.readEvents().isEmpty)
     }
