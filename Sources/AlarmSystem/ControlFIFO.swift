@@ -15,6 +15,9 @@ public enum ControlFIFOError: Error, Equatable, CustomStringConvertible {
     case permissionDenied(path: String)
     /// The FIFO is full (EAGAIN): the daemon is alive but not reading.
     case busy(path: String)
+    /// The FIFO's group could not be set (EPERM): an unprivileged owner may only give a file to a
+    /// group it belongs to.
+    case cannotSetGroup(path: String, group: UInt32)
     /// The line cannot be sent: empty, longer than `maximumLineLength`, or containing a newline.
     case badLine(reason: String)
     /// Any other failure of a Linux call.
@@ -34,6 +37,8 @@ public enum ControlFIFOError: Error, Equatable, CustomStringConvertible {
             return "not allowed to write \(path): join the group that owns it, or use sudo"
         case .busy(let path):
             return "alarmd is not reading its control FIFO \(path) (it is full); is it hung?"
+        case .cannotSetGroup(let path, let group):
+            return "cannot give \(path) to group \(group): this user (uid \(geteuid())) is not a member of it; add it to the group (SupplementaryGroups= in the unit) or drop the group setting"
         case .badLine(let reason):
             return "cannot send this command: \(reason)"
         case .system(let error):
@@ -64,8 +69,10 @@ public final class ControlFIFO {
 
     /// Creates the FIFO at `path` if nothing is there, or reuses the FIFO this user already owns
     /// there, then sets its permissions to `mode` (umask does not apply) and, when `group` is
-    /// given, its group. Throws `ControlFIFOError.notAFIFO` / `.notOwned` for anything else at the
-    /// path, including a symlink.
+    /// given, its group (`.cannotSetGroup` when this user is not a member). Throws
+    /// `ControlFIFOError.notAFIFO` / `.notOwned` for anything else at the path, including a
+    /// symlink. One daemon per FIFO: a second reader would take half the commands, so the
+    /// caller holds its lock file before creating this.
     /// The corresponding C functions are `mkfifo`, `open`, `fchmod` and `fchown`.
     public init(path: String, mode: UInt32 = 0o620, group: UInt32? = nil) throws {
         self.path = path
@@ -87,7 +94,11 @@ public final class ControlFIFO {
             try ControlFIFO.check(opened, path: path)
             try valueOrErrno("fchmod(\(path))") { fchmod(reader, mode_t(mode)) }
             if let group {
-                try valueOrErrno("fchown(\(path))") { fchown(reader, uid_t.max, gid_t(group)) }
+                do {
+                    try valueOrErrno("fchown(\(path))") { fchown(reader, uid_t.max, gid_t(group)) }
+                } catch let error as SystemError where error.errno == EPERM {
+                    throw ControlFIFOError.cannotSetGroup(path: path, group: group)
+                }
             }
             // Reopen the same inode (not the path, which could have been swapped) for writing.
             keepAliveWriter = try valueOrErrno("open(/proc/self/fd/\(reader))") {

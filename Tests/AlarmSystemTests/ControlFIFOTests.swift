@@ -93,6 +93,17 @@ struct ControlFIFOTests {
         #expect(message.contains("owned by uid 4242"))
     }
 
+    @Test("giving the FIFO to a group this user is not in fails with a clear error",
+          .enabled(if: geteuid() != 0, "root may chown to any group"))
+    func groupNotMember() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let path = dir.sub("control")
+        #expect(throws: ControlFIFOError.cannotSetGroup(path: path, group: 4242)) {
+            try ControlFIFO(path: path, group: 4242)
+        }
+    }
+
     @Test("send with no reader fails at once with daemonNotRunning (ENXIO); no FIFO is missing")
     func sendWithoutReader() throws {
         let dir = TempDir()
