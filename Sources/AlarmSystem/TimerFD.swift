@@ -12,6 +12,9 @@ import Glibc
 /// reported once; the timer stays armed for its old instant, which the caller should recompute
 /// (the wall time it meant may have moved) and pass to `arm(at:)` again.
 ///
+/// A `.monotonic` timer (`TimerFD(clock: .monotonic)`, armed with `arm(after:repeating:)`) serves
+/// intervals that must not move with the wall clock, such as the systemd watchdog.
+///
 /// The descriptor is non-blocking and close-on-exec; register `descriptor` with an `EventLoop`
 /// for `.readable` and call `read()` when it is ready.
 public final class TimerFD {
@@ -24,14 +27,33 @@ public final class TimerFD {
         case clockChanged
     }
 
+    /// The clock a timer follows.
+    public enum Clock: Sendable {
+        /// Wall-clock time: for alarms at calendar instants; reports clock changes.
+        case realtime
+        /// Time since boot, never set, stopped while suspended: for intervals such as the
+        /// systemd watchdog ping.
+        case monotonic
+
+        var id: Int32 {
+            switch self {
+            case .realtime: return CLOCK_REALTIME
+            case .monotonic: return CLOCK_MONOTONIC
+            }
+        }
+    }
+
     /// The timer's file descriptor, for an `EventLoop`. Owned by this object; closed on deinit.
     public let descriptor: Int32
+    /// The clock this timer follows.
+    public let clock: Clock
 
-    /// Creates a disarmed `CLOCK_REALTIME` timer.
+    /// Creates a disarmed timer on `clock` (`CLOCK_REALTIME` unless told otherwise).
     /// The corresponding C function is `timerfd_create`.
-    public init() throws {
+    public init(clock: Clock = .realtime) throws {
+        self.clock = clock
         descriptor = try valueOrErrno("timerfd_create") {
-            timerfd_create(CLOCK_REALTIME, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+            timerfd_create(clock.id, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
         }
     }
 
@@ -39,9 +61,10 @@ public final class TimerFD {
 
     /// Arms the timer to fire once at the wall-clock instant `date` and to report any
     /// discontinuous change of the real-time clock before then. An instant in the past fires at
-    /// once. Re-arming replaces the previous instant.
+    /// once. Re-arming replaces the previous instant. Only for a `.realtime` timer.
     /// The corresponding C function is `timerfd_settime`.
     public func arm(at date: Date) throws {
+        precondition(clock == .realtime, "arm(at:) takes a wall-clock instant; use arm(after:) on a \(clock) timer")
         try settime(TimerFD.timespec(for: date), flags: TimerFD.absoluteCancelOnSet)
     }
 
@@ -51,6 +74,17 @@ public final class TimerFD {
     public func watchClockChanges() throws {
         try settime(Glibc.timespec(tv_sec: Int(Int64.max / 1_000_000_000), tv_nsec: 0),
                     flags: TimerFD.absoluteCancelOnSet)
+    }
+
+    /// Arms the timer to fire `delay` from now and then, when `interval` is given, every
+    /// `interval` (the watchdog ping on a `.monotonic` timer). Relative timers ignore clock changes.
+    /// A zero or negative delay fires as soon as possible.
+    /// The corresponding C function is `timerfd_settime`.
+    public func arm(after delay: Duration, repeating interval: Duration? = nil) throws {
+        var spec = itimerspec(it_interval: TimerFD.timespec(for: interval ?? .zero),
+                              it_value: TimerFD.timespec(for: delay))
+        if spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0 { spec.it_value.tv_nsec = 1 }
+        try valueOrErrno("timerfd_settime") { timerfd_settime(descriptor, 0, &spec, nil) }
     }
 
     /// Disarms the timer: it neither fires nor reports clock changes until armed again.
@@ -91,6 +125,13 @@ public final class TimerFD {
     private func settime(_ value: Glibc.timespec, flags: Int32) throws {
         var spec = itimerspec(it_interval: Glibc.timespec(tv_sec: 0, tv_nsec: 0), it_value: value)
         try valueOrErrno("timerfd_settime") { timerfd_settime(descriptor, flags, &spec, nil) }
+    }
+
+    /// A non-negative `Duration` as a relative timespec (negative becomes zero).
+    static func timespec(for duration: Duration) -> Glibc.timespec {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0, !(seconds == 0 && attoseconds < 0) else { return Glibc.timespec(tv_sec: 0, tv_nsec: 0) }
+        return Glibc.timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
     }
 
     /// A `Date` as an absolute `CLOCK_REALTIME` timespec. Instants before 1970 become the epoch

@@ -54,6 +54,32 @@ struct TimerFDTests {
         }
     }
 
+    @Test("a monotonic interval timer counts every expiration since the last read")
+    func monotonicInterval() throws {
+        let timer = try TimerFD(clock: .monotonic)
+        let start = Date()
+        try timer.arm(after: .milliseconds(40), repeating: .milliseconds(40))
+        #expect(waitReadable(timer.descriptor, milliseconds: 1000))
+        #expect(Date().timeIntervalSince(start) >= 0.035)
+        #expect(try timer.read() == .expired(count: 1))
+        usleep(130_000)  // three more periods pass unread
+        guard case .expired(let count)? = try timer.read() else {
+            Issue.record("no expiry after 130 ms")
+            return
+        }
+        #expect(count >= 3 && count <= 5, "\(count) expirations")
+        try timer.disarm()
+        #expect(!waitReadable(timer.descriptor, milliseconds: 100))
+    }
+
+    @Test("a zero delay fires at once instead of disarming")
+    func zeroDelay() throws {
+        let timer = try TimerFD(clock: .monotonic)
+        try timer.arm(after: .zero)
+        #expect(waitReadable(timer.descriptor, milliseconds: 100))
+        #expect(try timer.read() == .expired(count: 1))
+    }
+
     @Test("setting the real-time clock (even to the same time) reports clockChanged once",
           .enabled(if: hasCapSysTime(), "clock_settime needs CAP_SYS_TIME, which this process lacks"))
     func clockSetReportsClockChanged() throws {

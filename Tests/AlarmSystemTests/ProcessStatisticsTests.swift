@@ -3,8 +3,8 @@ import Foundation
 import Glibc
 import Testing
 
-@Suite("ContextSwitches")
-struct ContextSwitchesTests {
+@Suite("ContextSwitches and ResidentMemory")
+struct ProcessStatisticsTests {
     @Test("a thread idle in the event loop for 300 ms wakes up about once, not per millisecond")
     func idleLoopBarelyWakes() throws {
         let loop = try EventLoop()
@@ -49,5 +49,39 @@ struct ContextSwitchesTests {
         let second = try ContextSwitches.sample()
         #expect(second.wakeups(since: first) >= 30)
         #expect(second.wakeups(since: second) == 0)
+    }
+
+    @Test("another process is sampled by pid: a shell running five sleeps wakes at least five times")
+    func otherProcess() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "read line; for i in 1 2 3 4 5; do sleep 0.02; done; read line"]
+        let input = Pipe()
+        p.standardInput = input
+        try p.run()
+        defer { p.terminate(); p.waitUntilExit() }
+        let first = try ContextSwitches.sample(process: p.processIdentifier)
+        #expect(first.threads.count == 1)
+        #expect(first.threads.first?.name == "sh")
+        input.fileHandleForWriting.write(Data("go\n".utf8))
+        usleep(400_000)
+        let second = try ContextSwitches.sample(process: p.processIdentifier)
+        #expect(second.wakeups(since: first) >= 5)
+        #expect(try ResidentMemory.bytes(process: p.processIdentifier) > 0)
+        input.fileHandleForWriting.write(Data("done\n".utf8))
+        p.waitUntilExit()
+        #expect(throws: SystemError.self) { try ContextSwitches.sample(process: p.processIdentifier) }
+    }
+
+    @Test("resident memory of this process is plausible and grows when pages are touched")
+    func residentMemory() throws {
+        let before = try ResidentMemory.bytes()
+        #expect(before > 1 << 20 && before < 8 << 30)
+        let size = 64 << 20
+        let block = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 4096)
+        defer { block.deallocate() }
+        memset(block, 1, size)
+        let after = try ResidentMemory.bytes()
+        #expect(after >= before + UInt64(size) / 2, "\(before) -> \(after)")
     }
 }

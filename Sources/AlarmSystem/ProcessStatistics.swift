@@ -46,13 +46,16 @@ public struct ContextSwitches: Equatable, Sendable {
         try parse(ProcFile.read("/proc/thread-self/status"))
     }
 
-    /// Every thread of this process, from /proc/self/task/*/status.
-    public static func sample() throws -> Sample {
+    /// Every thread of a process (this one by default), from /proc/PID/task/*/status; a
+    /// benchmark samples the daemon it started by its pid. Throws ENOENT when there is no such
+    /// process.
+    public static func sample(process pid: Int32? = nil) throws -> Sample {
+        let base = pid.map { "/proc/\($0)" } ?? "/proc/self"
         var threads: [Thread] = []
-        for tid in try ProcFile.list("/proc/self/task") {
+        for tid in try ProcFile.list(base + "/task") {
             guard let id = Int32(tid) else { continue }
             // A thread may end between listing and reading; skip it.
-            guard let status = try? ProcFile.read("/proc/self/task/\(tid)/status") else { continue }
+            guard let status = try? ProcFile.read("\(base)/task/\(tid)/status") else { continue }
             let name = status.split(separator: "\n").first { $0.hasPrefix("Name:") }
                 .map { $0.dropFirst(5).trimmingCharacters() } ?? ""
             threads.append(Thread(id: id, name: name, switches: try parse(status)))
@@ -74,6 +77,19 @@ public struct ContextSwitches: Equatable, Sendable {
             throw SystemError("parse /proc status: no ctxt_switches lines", errno: EINVAL)
         }
         return ContextSwitches(voluntary: voluntary, involuntary: involuntary)
+    }
+}
+
+/// Memory of a process, for "resident memory while idle".
+public enum ResidentMemory {
+    /// The resident set size in bytes (`VmRSS`) of a process, this one by default.
+    public static func bytes(process pid: Int32? = nil) throws -> UInt64 {
+        let status = try ProcFile.read((pid.map { "/proc/\($0)" } ?? "/proc/self") + "/status")
+        // "VmRSS:\t    1234 kB"
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kib = line.dropFirst("VmRSS:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap({ UInt64($0) })
+        else { throw SystemError("parse /proc status: no VmRSS line", errno: EINVAL) }
+        return kib * 1024
     }
 }
 
