@@ -100,10 +100,7 @@ public final class ControlFIFO {
                     throw ControlFIFOError.cannotSetGroup(path: path, group: group)
                 }
             }
-            // Reopen the same inode (not the path, which could have been swapped) for writing.
-            keepAliveWriter = try valueOrErrno("open(/proc/self/fd/\(reader))") {
-                open("/proc/self/fd/\(reader)", O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-            }
+            keepAliveWriter = try ControlFIFO.openWriter(sameAs: reader, opened: opened, path: path)
         } catch {
             closeIgnoringErrors(reader)
             throw error
@@ -198,6 +195,25 @@ public final class ControlFIFO {
             case EPIPE: throw ControlFIFOError.daemonNotRunning(path: path)
             default: throw ControlFIFOError.system(error)
             }
+        }
+    }
+
+    /// Opens a write end on the very FIFO `reader` is: through /proc/self/fd (immune to the path
+    /// being swapped meanwhile), or, without /proc, through the path, checked to be the same inode.
+    /// The corresponding C function is `open`.
+    private static func openWriter(sameAs reader: Int32, opened: stat, path: String) throws -> Int32 {
+        do {
+            return try valueOrErrno("open(/proc/self/fd/\(reader))") {
+                open("/proc/self/fd/\(reader)", O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            }
+        } catch let error as SystemError where error.errno == ENOENT {
+            let writer = try valueOrErrno("open(\(path))") { open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW) }
+            var info = stat()
+            guard (try? valueOrErrno("fstat(\(path))") { fstat(writer, &info) }) != nil, info.st_dev == opened.st_dev, info.st_ino == opened.st_ino else {
+                closeIgnoringErrors(writer)
+                throw ControlFIFOError.notAFIFO(path: path, kind: "file that changed while it was opened")
+            }
+            return writer
         }
     }
 
