@@ -119,7 +119,7 @@ public final class EventLoop {
             called += 1
             try registration.handler(Readiness(rawValue: event.events))
         }
-        if Int(ready) == events.count { events += events }  // busy: take more per turn next time
+        if Int(ready) == events.count && events.count < 1024 { events += events }  // busy: take more next turn
         return called
     }
 

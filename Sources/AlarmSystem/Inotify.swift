@@ -117,7 +117,8 @@ public final class Inotify {
         return try add(directory: directory, names: [name], kinds: kinds)
     }
 
-    /// Stops a watch. The kernel then reports one `.ignored` event for it, which is dropped.
+    /// Stops a watch: the whole directory watch, with every file watched through it (watches are
+    /// per directory). The kernel then reports one `.ignored` event for it, which is dropped.
     /// The corresponding C function is `inotify_rm_watch`.
     public func remove(_ watch: Watch) throws {
         registrations[watch.rawValue] = nil

@@ -54,6 +54,17 @@ struct TimerFDTests {
         }
     }
 
+    @Test("an instant beyond the kernel's range (Date.distantFuture) is clamped, armed and quiet")
+    func distantFuture() throws {
+        try RealtimeClockGuard.shared.sharing {
+            let timer = try TimerFD()
+            try timer.arm(at: .distantFuture)
+            let armed = try #require(try timer.armedUntil())
+            #expect(armed.timeIntervalSinceNow > 100 * 365 * 86400)
+            #expect(!waitReadable(timer.descriptor, milliseconds: 50))
+        }
+    }
+
     @Test("a monotonic interval timer counts every expiration since the last read")
     func monotonicInterval() throws {
         let timer = try TimerFD(clock: .monotonic)
