@@ -32,13 +32,15 @@ struct ControlFIFOTests {
         let path = dir.sub("control")
         let old = umask(0o077)
         defer { umask(old) }
-        let fifo = try ControlFIFO(path: path, group: 12345)
+        // Root may give it any group; anyone else only one of their own.
+        let group: UInt32 = geteuid() == 0 ? 12345 : getegid()
+        let fifo = try ControlFIFO(path: path, group: group)
 
         var info = stat()
         #expect(lstat(path, &info) == 0)
         #expect(info.st_mode & S_IFMT == S_IFIFO)
         #expect(info.st_mode & 0o7777 == 0o620)
-        #expect(info.st_gid == 12345)
+        #expect(info.st_gid == group)
         #expect(info.st_uid == geteuid())
 
         #expect(try fifo.readCommands().isEmpty)
@@ -102,6 +104,25 @@ struct ControlFIFOTests {
         #expect(throws: ControlFIFOError.cannotSetGroup(path: path, group: 4242)) {
             try ControlFIFO(path: path, group: 4242)
         }
+    }
+
+    @Test("as root, the group test above runs in this test binary as nobody (setpriv)",
+          .enabled(if: geteuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0, "needs root and setpriv"))
+    func groupNotMemberAsNobody() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/proc/self/exe".resolvedLink,
+                       "--testing-library", "swift-testing", "--filter", "ControlFIFOTests/groupNotMember\\(\\)"]
+        p.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
+        let output = Pipe()
+        p.standardOutput = output
+        p.standardError = output
+        try p.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(text)")
+        #expect(text.contains("Test run with 1 test"), "\(text)")
+        #expect(!text.contains("skipped"), "\(text)")
     }
 
     @Test("send with no reader fails at once with daemonNotRunning (ENXIO); no FIFO is missing")
@@ -253,5 +274,12 @@ struct ControlFIFOTests {
         try fifo.remove()
         #expect(access(path, F_OK) != 0)
         #expect(throws: ControlFIFOError.missing(path: path)) { try ControlFIFO.send(.stop, to: path) }
+    }
+}
+
+extension String {
+    /// The target of a symlink such as /proc/self/exe.
+    fileprivate var resolvedLink: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: self)) ?? self
     }
 }
