@@ -4,7 +4,10 @@ import Testing
 
 // Signals here are raised with raise(3), which directs them at the calling thread: the test
 // runner has other threads that do not block them, and a process-directed SIGTERM could be
-// delivered to one of those and end the run.
+// delivered to one of those and end the run. Nor can a test block it in every thread: the test
+// runner's main thread has an empty mask (it was seen cleared even when the mask was inherited
+// through exec) and no test code runs there. Process-directed delivery (kill -TERM from another
+// process) is alarmd's end-to-end test, where main blocks the signals before any thread starts.
 @Suite("SignalFD")
 struct SignalFDTests {
     @Test("blocked SIGTERM, SIGHUP and SIGINT are read from the descriptor instead of killing us")
