@@ -10,7 +10,8 @@ import Glibc
 /// the real-time clock (NTP's first sync on a Pi without an RTC, `date -s`, `clock_settime`) makes
 /// the descriptor readable with `.clockChanged` instead of firing late or early. Each change is
 /// reported once; the timer stays armed for its old instant, which the caller should recompute
-/// (the wall time it meant may have moved) and pass to `arm(at:)` again.
+/// (the wall time it meant may have moved) and pass to `arm(at:)` again. A one-shot timer that
+/// has fired keeps reporting clock changes until it is re-armed or `disarm()`ed (seen on Linux 6.x).
 ///
 /// A `.monotonic` timer (`TimerFD(clock: .monotonic)`, armed with `arm(after:repeating:)`) serves
 /// intervals that must not move with the wall clock, such as the systemd watchdog.
