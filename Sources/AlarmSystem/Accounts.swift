@@ -1,0 +1,37 @@
+import Glibc
+
+/// Users, groups and processes.
+public enum Accounts {
+    /// The id of the group called `name` (for `--fifo-group audio`), or `nil` when there is none.
+    /// The corresponding C function is `getgrnam_r`.
+    public static func groupID(named name: String) throws -> UInt32? {
+        var size = 1024
+        while true {
+            var group = Glibc.group()
+            var result: UnsafeMutablePointer<Glibc.group>?
+            var buffer = [CChar](repeating: 0, count: size)
+            do {
+                try zeroOrErrorNumber("getgrnam_r(\(name))") { getgrnam_r(name, &group, &buffer, size, &result) }
+            } catch let error as SystemError where error.errno == ERANGE && size < 1 << 20 {
+                size *= 4
+                continue
+            }
+            return result == nil ? nil : UInt32(group.gr_gid)
+        }
+    }
+
+    /// True when a process with this id exists (even one owned by another user), as a lock or
+    /// pid file check needs.
+    /// The corresponding C function is `kill` (with signal 0, which sends nothing).
+    public static func isProcessAlive(_ pid: Int32) -> Bool {
+        guard pid > 0 else { return false }
+        do {
+            try valueOrErrno("kill(\(pid), 0)") { kill(pid, 0) }
+            return true
+        } catch let error as SystemError {
+            return error.errno == EPERM
+        } catch {
+            return false
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import AlarmSystem
+import Foundation
+import Glibc
+import Testing
+
+@Suite("EventLoop")
+struct EventLoopTests {
+    @Test("timerfd, control FIFO and signalfd in one loop: each handler runs when its source is ready")
+    func threeSources() throws {
+        try RealtimeClockGuard.shared.sharing {
+            let dir = TempDir()
+            defer { dir.cleanup() }
+            let loop = try EventLoop()
+            let timer = try TimerFD()
+            let fifo = try ControlFIFO(path: dir.sub("control"))
+            let signals = try SignalFD([.hangup])
+            defer { try? SignalFD.unblock([.hangup]) }
+
+            var log: [String] = []
+            try loop.register(timer.descriptor) { _ in
+                if case .expired? = try timer.read() { log.append("timer") }
+            }
+            try loop.register(fifo.descriptor) { _ in
+                log += try fifo.readCommands().map { "fifo \($0)" }
+            }
+            try loop.register(signals.descriptor) { _ in
+                log += try signals.read().map { "signal \($0.signal.rawValue)" }
+            }
+            #expect(loop.count == 3)
+
+            let start = Date()
+            try timer.arm(at: start.addingTimeInterval(0.15))
+            let path = fifo.path
+            let sender = Thread {
+                usleep(50_000)
+                try? ControlFIFO.send(.snooze(duration: "5m"), to: path)
+            }
+            sender.start()
+            #expect(raise(SIGHUP) == 0)
+
+            while log.count < 3 && Date().timeIntervalSince(start) < 3 {
+                try loop.runOnce(timeout: .seconds(3))
+            }
+            // The signal is pending before the first wait; the FIFO (50 ms) and the timer (150 ms)
+            // follow, in an order a loaded machine could swap.
+            #expect(log.first == "signal \(SIGHUP)")
+            #expect(Set(log) == ["signal \(SIGHUP)", "fifo snooze 5m", "timer"])
+            #expect(log.count == 3)
+            let elapsed = Date().timeIntervalSince(start)
+            #expect(elapsed >= 0.145 && elapsed < 2, "\(elapsed)")
+        }
+    }
+
+    @Test("with nothing ready, runOnce sleeps for the timeout and calls nothing")
+    func timeout() throws {
+        let loop = try EventLoop()
+        let fifo = try ControlFIFO(path: TempDir().sub("control"))
+        defer { try? fifo.remove() }
+        try loop.register(fifo.descriptor) { _ in Issue.record("nothing was written") }
+        let start = Date()
+        #expect(try loop.runOnce(timeout: .milliseconds(120)) == 0)
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(elapsed >= 0.115 && elapsed < 0.6, "\(elapsed)")
+        #expect(try loop.runOnce(timeout: .zero) == 0)
+    }
+
+    @Test("an unregistered descriptor gets no more calls; stop() ends run()")
+    func unregisterAndStop() throws {
+        let loop = try EventLoop()
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let a = try ControlFIFO(path: dir.sub("a"))
+        let b = try ControlFIFO(path: dir.sub("b"))
+        var calls = 0
+        var tokenA: EventLoop.Token?
+        tokenA = try loop.register(a.descriptor) { _ in
+            calls += 1
+            try loop.unregister(tokenA!)  // leaves "a" unread: level-triggered would call again
+        }
+        try loop.register(b.descriptor) { _ in
+            _ = try b.readCommands()
+            loop.stop()
+        }
+        try ControlFIFO.send(.stop, to: a.path)
+        #expect(try loop.runOnce(timeout: .seconds(1)) == 1)
+        #expect(try loop.runOnce(timeout: .milliseconds(50)) == 0, "a is unregistered though still readable")
+        try ControlFIFO.send(.stop, to: b.path)
+        try loop.run()
+        #expect(calls == 1)
+        #expect(loop.count == 1)
+        try loop.unregister(tokenA!)  // twice is harmless
+    }
+
+    @Test("a handler's error is rethrown by runOnce")
+    func handlerErrors() throws {
+        struct Boom: Error {}
+        let loop = try EventLoop()
+        let fifo = try ControlFIFO(path: TempDir().sub("control"))
+        defer { try? fifo.remove() }
+        try loop.register(fifo.descriptor) { _ in throw Boom() }
+        try ControlFIFO.send(.reload, to: fifo.path)
+        #expect(throws: Boom.self) { try loop.runOnce(timeout: .seconds(1)) }
+    }
+
+    @Test("registering the same descriptor twice is an error (EEXIST)")
+    func doubleRegistration() throws {
+        let loop = try EventLoop()
+        let timer = try TimerFD()
+        try loop.register(timer.descriptor) { _ in }
+        #expect(throws: SystemError("epoll_ctl(ADD, \(timer.descriptor))", errno: EEXIST)) {
+            try loop.register(timer.descriptor) { _ in }
+        }
+    }
+}

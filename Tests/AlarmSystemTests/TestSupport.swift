@@ -1,0 +1,75 @@
+import Foundation
+import Glibc
+
+/// Waits up to `milliseconds` for `fd` to become readable, with poll(2) (independent of the
+/// module's EventLoop, so tests of the wrappers do not depend on it).
+func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
+    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    let deadline = Date().addingTimeInterval(Double(milliseconds) / 1000)
+    while true {
+        let left = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+        let r = poll(&p, 1, left)
+        if r > 0 { return true }
+        if r == 0 { return false }
+        if errno != EINTR { return false }
+    }
+}
+
+/// A fresh private directory under /tmp, removed by `cleanup()`.
+struct TempDir {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/alarmsystem-test-XXXXXX".utf8CString)
+        let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(p != nil, "mkdtemp failed: \(errno)")
+        path = String(cString: p!)
+    }
+
+    func sub(_ name: String) -> String { path + "/" + name }
+
+    func cleanup() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Serialises tests that set the real-time clock against tests that arm
+/// `TFD_TIMER_CANCEL_ON_SET` timers, which such a set would legitimately cancel.
+final class RealtimeClockGuard: @unchecked Sendable {
+    static let shared = RealtimeClockGuard()
+    private let lock: UnsafeMutablePointer<pthread_rwlock_t>
+
+    private init() {
+        lock = .allocate(capacity: 1)
+        pthread_rwlock_init(lock, nil)
+    }
+
+    /// For tests whose timers must not see a clock change.
+    func sharing<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_rwlock_rdlock(lock)
+        defer { pthread_rwlock_unlock(lock) }
+        return try body()
+    }
+
+    /// For a test that sets the clock.
+    func exclusive<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_rwlock_wrlock(lock)
+        defer { pthread_rwlock_unlock(lock) }
+        return try body()
+    }
+}
+
+/// True when this process holds CAP_SYS_TIME (bit 25 of CapEff), which clock_settime needs.
+func hasCapSysTime() -> Bool {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
+          let caps = UInt64(line.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+    else { return false }
+    return caps & (1 << 25) != 0
+}
+
+/// Sets CLOCK_REALTIME to its own current value: a discontinuous set by zero seconds, which is
+/// enough for the kernel to cancel TFD_TIMER_CANCEL_ON_SET timers while leaving the time as it is.
+func setRealtimeClockToNow() -> Int32 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return clock_settime(CLOCK_REALTIME, &now) == 0 ? 0 : errno
+}
