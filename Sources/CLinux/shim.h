@@ -3,6 +3,7 @@
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
