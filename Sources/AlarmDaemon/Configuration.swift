@@ -18,6 +18,8 @@ public struct Configuration: Equatable, Sendable {
     public var configPath = Configuration.defaultConfigPath
     /// The zone file watched for zone changes (`--localtime`, `ALARM_LOCALTIME`).
     public var localtimePath = "/etc/localtime"
+    /// True when the zone file was set by flag, environment or config file (then `TZ` is ignored).
+    public var localtimeIsExplicit = false
     /// The group allowed to write the FIFO (config `fifo_group`); nil keeps the daemon's group.
     public var fifoGroup: String? = nil
     /// Alarm defaults: snooze length, ring length before auto-silence, volume (percent),
@@ -79,7 +81,10 @@ public struct Configuration: Equatable, Sendable {
         if let v = pick(flags.runtimeDir, "ALARM_RUNTIME_DIR") { c.runtimeDir = v }
         if let v = pick(flags.soundsDir, "ALARM_SOUNDS_DIR") { c.soundsDirs = v.split(separator: ":").map(String.init) }
         if let v = pick(flags.device, "ALARM_DEVICE") { c.device = v }
-        if let v = pick(flags.localtime, "ALARM_LOCALTIME") { c.localtimePath = v }
+        if let v = pick(flags.localtime, "ALARM_LOCALTIME") {
+            c.localtimePath = v
+            c.localtimeIsExplicit = true
+        }
         return c
     }
 
@@ -117,7 +122,9 @@ public struct Configuration: Equatable, Sendable {
             case "state_dir": stateDir = value
             case "runtime_dir": runtimeDir = value
             case "fifo_group": fifoGroup = value
-            case "localtime": localtimePath = value
+            case "localtime":
+                localtimePath = value
+                localtimeIsExplicit = true
             default:
                 throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime)")
             }
