@@ -6,9 +6,12 @@ import Foundation
 ///
 /// What the caller may rely on:
 /// - **Every occurrence is handled exactly once.** Per alarm the engine keeps a mark: every
-///   occurrence at or before it has been rung, skipped or recorded as missed. Marks only move
-///   forward, so a backward clock jump (up to `EngineSettings.backwardJumpLimit`) or a restart
-///   never rings an occurrence twice.
+///   occurrence at or before it has been rung, skipped or recorded as missed. Each event moves the
+///   marks up to its `now`, never back, so a backward clock jump (up to
+///   `EngineSettings.backwardJumpLimit`) or a restart never rings an occurrence twice. The engine
+///   only learns that time passed through events: after a backward jump, a floating occurrence
+///   that the *new* zone puts between the new time and the latest event (one that never existed
+///   in the old zone) still rings.
 /// - **Late, not lost.** An occurrence passed by at most `grace` (clock jumped forward over it,
 ///   daemon down, CLI change noticed late) rings at once, marked late; older ones are recorded as
 ///   `missed`. The same holds for a snooze that ended while the daemon was down.

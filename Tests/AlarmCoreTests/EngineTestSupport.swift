@@ -34,12 +34,16 @@ struct Rig {
     var history: [HistoryEntry] = []
     /// Every `startRinging`, in order.
     var rings: [RingRequest] = []
+    /// When each `startRinging` was asked for.
+    var ringTimes: [Date] = []
     var playing: RingRequest?
     var timer: Date?
     var persisted: EngineState?
     var status: EngineStatus?
     var logs: [(LogLevel, String)] = []
     var last: [EngineAction] = []
+    /// The latest `now` the engine has been told (events only: time passing unseen does not count).
+    var latestEvent = Date.distantPast
 
     init(_ alarms: [Alarm], now: Date, zone: TimeZone, settings: EngineSettings = .defaults, saved: EngineState? = nil) {
         engine = Engine(settings: settings)
@@ -63,12 +67,14 @@ struct Rig {
     @discardableResult
     mutating func send(_ kind: EngineEvent.Kind) -> [EngineAction] {
         let actions = engine.handle(kind, now: now, zone: zone)
+        latestEvent = max(latestEvent, now)
         last = actions
         for a in actions {
             switch a {
             case .armTimer(let t): timer = t
             case .startRinging(let r):
                 rings.append(r)
+                ringTimes.append(now)
                 playing = r
             case .stopAudio: playing = nil
             case .persistState(let s): persisted = s
