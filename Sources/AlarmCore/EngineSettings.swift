@@ -28,7 +28,7 @@ public struct EngineSettings: Equatable, Sendable, Codable {
     public var newAlarmLookback: TimeInterval
 
     public init(
-        snooze: TimeInterval = 9 * 60, ring: TimeInterval = 10 * 60, volume: Int = 80, fadeIn: TimeInterval = 0,
+        snooze: TimeInterval = 9 * 60, ring: TimeInterval = 10 * 60, volume: Int = 100, fadeIn: TimeInterval = 0,
         grace: TimeInterval = 10 * 60, lateTolerance: TimeInterval = 2, retryDelay: TimeInterval = 5,
         backwardJumpLimit: TimeInterval = 24 * 3600, newAlarmLookback: TimeInterval = 5
     ) {

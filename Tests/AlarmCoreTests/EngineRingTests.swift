@@ -147,7 +147,7 @@ import Testing
         var rig = Rig([], now: at("2026-05-04T06:00:00Z"), zone: utc)
         #expect(rig.timer == nil)
         rig.send(.ringNow(sound: "bell.wav"))
-        #expect(rig.rings == [RingRequest(alarm: nil, label: nil, sound: "bell.wav", volume: 80, fadeIn: 0, scheduled: at("2026-05-04T06:00:00Z"), late: false)])
+        #expect(rig.rings == [RingRequest(alarm: nil, label: nil, sound: "bell.wav", volume: 100, fadeIn: 0, scheduled: at("2026-05-04T06:00:00Z"), late: false)])
         #expect(rig.status?.state == .ringing)
         #expect(rig.status?.alarm == nil)
         #expect(rig.timer == at("2026-05-04T06:10:00Z"))
