@@ -23,9 +23,12 @@ import Foundation
 /// - **Zone changes move floating alarms only**, from the moment they are seen: occurrences up to
 ///   the event are computed in the old zone, later ones in the new zone. Pinned and absolute
 ///   alarms keep their instants.
-/// - Impossible commands (stop or snooze while idle) return a log action saying why.
+/// - A ringing or snoozed occurrence carries everything it needs (sound, lengths): removing or
+///   editing its alarm meanwhile does not silence it; `stop` does.
+/// - Impossible commands (stop or snooze while idle, a snooze of zero length) return a log
+///   action saying why and change nothing.
 public struct Engine: Sendable {
-    public let settings: EngineSettings
+    public internal(set) var settings: EngineSettings
     /// The alarms as the engine knows them (once alarms disappear when they ring, skip flags clear).
     public internal(set) var alarms: [Alarm] = []
     /// The persistent part: ring state and marks.
@@ -73,6 +76,10 @@ public struct Engine: Sendable {
         case .playbackFailed(let reason):
             playbackFailed(reason: reason, now: now, &fx)
             advance(now: now, zone: event.zone, &fx)
+        case .settingsChanged(let new):
+            advance(now: now, zone: event.zone, &fx)
+            settings = new
+            fx.log(.info, "settings changed: snooze \(Durations.format(new.snooze)), ring \(Durations.format(new.ring)), volume \(new.volume)%, grace \(Durations.format(new.grace))")
         case .shutdown:
             advance(now: now, zone: event.zone, &fx)
             if case .ringing = state.ring { fx.stopAudio() }

@@ -26,6 +26,9 @@ public struct EngineEvent: Sendable {
         case playbackStarted(sound: String?, reason: String?)
         /// Nothing could be played (not even the default tone).
         case playbackFailed(reason: String)
+        /// The config file was reloaded (SIGHUP): new defaults for rings that start from now on;
+        /// a ringing or snoozed alarm keeps the lengths it started with.
+        case settingsChanged(EngineSettings)
         /// SIGTERM: stop the sound, keep the state so the next start resumes.
         case shutdown
     }

@@ -191,6 +191,10 @@ extension Engine {
     }
 
     mutating func snooze(_ duration: TimeInterval?, now: Date, _ fx: inout Effects) {
+        if let duration, !(duration > 0) {
+            fx.log(.warning, "snooze ignored: the length must be positive, got \(duration) s")
+            return
+        }
         switch state.ring {
         case .idle:
             fx.log(.warning, "snooze ignored: nothing is ringing or snoozed")

@@ -221,3 +221,80 @@ import Testing
         }
     }
 }
+
+@Suite struct EngineEdgeTests {
+    let utc = zone("UTC")
+
+    @Test func aZeroOrNegativeSnoozeIsRefusedAndTheAlarmKeepsRinging() throws {
+        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        for bad in [0.0, -5, .nan] {
+            rig.send(.snooze(bad))
+            #expect(rig.status?.state == .ringing)
+            #expect(rig.playing != nil)
+        }
+        #expect(rig.logged(.warning, containing: "the length must be positive"))
+        #expect(rig.history.isEmpty)
+    }
+
+    @Test func removingARingingAlarmDoesNotSilenceIt() throws {
+        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.store = []
+        let actions = rig.send(.alarmsChanged([]))
+        #expect(!actions.contains(.stopAudio))
+        #expect(rig.status?.state == .ringing)
+        rig.send(.snooze(30))
+        rig.run(for: 30)
+        #expect(rig.rings.count == 2)
+        rig.send(.stop)
+        #expect(rig.timer == nil)
+    }
+
+    @Test func settingsChangedAppliesToRingsThatStartLater() throws {
+        var rig = Rig([try alarm("a", "07:00"), try alarm("b", "08:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.send(.settingsChanged(EngineSettings(snooze: 60, ring: 30, volume: 40)))
+        #expect(rig.timer == at("2026-05-04T07:10:00Z"))  // the ringing one keeps its 10 min
+        rig.send(.stop)
+        rig.run(until: at("2026-05-04T08:00:00Z"))
+        #expect(rig.rings.last?.volume == 40)
+        #expect(rig.timer == at("2026-05-04T08:00:30Z"))
+    }
+
+    @Test func anInstantAlarmWithSkipNextIsSkippedAndRemoved() throws {
+        var timer = instantAlarm("tea", at("2026-05-04T06:20:00Z"))
+        timer.skipNext = true
+        var rig = Rig([timer], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        #expect(rig.status?.next == nil)
+        rig.run(until: at("2026-05-04T06:30:00Z"))
+        #expect(rig.rings.isEmpty)
+        #expect(rig.store.isEmpty)
+        #expect(rig.timer == nil)
+    }
+
+    @Test func thirtyMinuteGapInLordHoweShiftsByThirtyMinutes() throws {
+        // Lord Howe springs forward from 02:00 to 02:30 on 2026-10-04.
+        var rig = Rig([try alarm("early", "02:15")], now: at("2026-10-03T12:00:00+10:30"), zone: zone("Australia/Lord_Howe"))
+        rig.run(until: at("2026-10-05T12:00:00+11:00"))
+        #expect(rig.rings.map(\.scheduled) == [at("2026-10-04T02:45:00+11:00"), at("2026-10-05T02:15:00+11:00")])
+    }
+
+    @Test func pinnedAlarmFollowsItsOwnZonesDSTNotTheSystems() throws {
+        // Pinned to New York; the system zone is Tokyo (no DST). Across the US change on
+        // 2026-03-08 the UTC instant moves by an hour.
+        var rig = Rig([try alarm("call", "09:00 America/New_York")], now: at("2026-03-06T00:00:00Z"), zone: zone("Asia/Tokyo"))
+        rig.run(until: at("2026-03-10T00:00:00Z"))
+        #expect(rig.rings.map(\.scheduled) == [
+            at("2026-03-06T14:00:00Z"), at("2026-03-07T14:00:00Z"), at("2026-03-08T13:00:00Z"), at("2026-03-09T13:00:00Z"),
+        ])
+    }
+
+    @Test func historyOfAFloatingAlarmIsWrittenInTheSystemZone() throws {
+        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T04:00:00Z"), zone: zone("Europe/Berlin"))
+        rig.run(until: at("2026-05-04T05:00:00Z"))
+        rig.send(.stop)
+        let json = String(decoding: try JSONEncoder().encode(try #require(rig.history.first)), as: UTF8.self)
+        #expect(json.contains("2026-05-04T07:00:00.000+02:00"))
+    }
+}
