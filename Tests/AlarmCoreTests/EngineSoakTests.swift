@@ -16,7 +16,8 @@ struct SeededRandom: RandomNumberGenerator {
     }
 }
 
-/// Many simulated days of random snoozes, stops, zone swaps, clock jumps, restarts and reloads.
+/// Many simulated days of random snoozes, stops, zone swaps, clock jumps, restarts, reloads and
+/// manual rings.
 /// An independent bookkeeper works out from the timeline alone which occurrences must ring (on
 /// time, or late after a jump or a restart within grace) and which must be recorded as missed;
 /// the engine's actions must match it exactly: nothing rings twice, nothing is left out, nothing
@@ -148,8 +149,10 @@ struct SeededRandom: RandomNumberGenerator {
                 rig.persisted = try rig.persisted.map { try JSONDecoder().decode(EngineState.self, from: JSONEncoder().encode($0)) }
                 rig.restart(at: to)
                 book.skipped(from: from, to: to, zone: z)
-            } else {
+            } else if roll < 0.985 {
                 rig.send(.alarmsChanged(rig.store))
+            } else {
+                rig.send(.ringNow(sound: nil))
             }
             book.reached = max(book.reached, rig.latestEvent)
             note("from \(RFC3339.format(from, in: TimeZone(identifier: "UTC")!)) roll \(roll) rings \(rig.rings[r0...].map { "\($0.alarm ?? "-")@\($0.scheduled)" }) history \(rig.history[h0...].map { "\($0.alarm ?? "-")@\($0.scheduled) \($0.outcome)" })", rig)
