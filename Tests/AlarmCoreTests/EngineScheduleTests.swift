@@ -57,7 +57,7 @@ import Testing
 
     @Test func skipNextWhileDownSkipsTheMissedOccurrenceNotTheNextOne() throws {
         let saved = EngineState(marks: ["wake": at("2026-05-04T06:00:00Z")], processedThrough: at("2026-05-04T06:00:00Z"))
-        var rig = Rig([try alarm("wake", "07:00", skipNext: true)], now: at("2026-05-04T08:00:00Z"), zone: utc, saved: saved)
+        let rig = Rig([try alarm("wake", "07:00", skipNext: true)], now: at("2026-05-04T08:00:00Z"), zone: utc, saved: saved)
         #expect(rig.history.isEmpty)
         #expect(rig.store.first?.skipNext == false)
         #expect(rig.status?.next == .init(id: "wake", at: at("2026-05-05T07:00:00Z")))
