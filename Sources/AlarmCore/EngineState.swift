@@ -102,10 +102,16 @@ public struct EngineState: Equatable, Sendable, Codable {
     /// The latest instant the engine has seen: the mark for alarms it has not seen yet when it
     /// starts (added while the daemon was down), and the reference for backward jumps.
     public var processedThrough: Date?
+    /// Set when the clock went back by more than the backward-jump limit: the latest instant
+    /// handled before. Should the clock come forward past it again (the low clock was the wrong
+    /// one, e.g. 1970 until NTP synced), everything up to it counts as handled, so nothing rings
+    /// twice and nothing from the wrong time is caught up.
+    public var rewoundFrom: Date?
 
-    public init(ring: RingState = .idle, marks: [String: Date] = [:], processedThrough: Date? = nil) {
+    public init(ring: RingState = .idle, marks: [String: Date] = [:], processedThrough: Date? = nil, rewoundFrom: Date? = nil) {
         self.ring = ring
         self.marks = marks
         self.processedThrough = processedThrough
+        self.rewoundFrom = rewoundFrom
     }
 }

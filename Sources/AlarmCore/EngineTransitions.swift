@@ -39,8 +39,14 @@ extension Engine {
                     + "\(RFC3339.format(seen, in: eventZone))): more than "
                     + "\(Durations.format(settings.backwardJumpLimit)), so the old clock is taken as wrong and "
                     + "occurrences after now will ring")
+            state.rewoundFrom = max(state.rewoundFrom ?? seen, seen)
             for (id, m) in state.marks { state.marks[id] = min(m, now) }
             state.processedThrough = now
+        }
+        if let rewound = state.rewoundFrom, now >= rewound {
+            for (id, m) in state.marks { state.marks[id] = max(m, rewound) }
+            state.rewoundFrom = nil
+            fx.log(.notice, "the clock is past \(RFC3339.format(rewound, in: eventZone)) again, where it was before it was set back: occurrences up to then were handled already")
         }
         let oldZone = zone ?? eventZone
         catchUp(now: now, zone: oldZone, &fx)
@@ -96,6 +102,17 @@ extension Engine {
             var mark = state.marks[a.id] ?? now
             var removed = false
             var missed = 0
+            // Long ago (a long downtime, a clock that started in 1970): one log line, not one
+            // history entry per occurrence. A once alarm's single occurrence is still listed.
+            let horizon = now.addingTimeInterval(-settings.missedHistoryHorizon)
+            if !a.ringsOnce, mark < horizon, let t = a.nextRing(after: mark, systemZone: zone), t <= horizon {
+                fx.log(.warning, "'\(a.id)': occurrences from \(RFC3339.format(t, in: a.displayZone(systemZone: zone))) to \(RFC3339.format(horizon, in: a.displayZone(systemZone: zone))) passed unrung (daemon down or clock set) and are not listed in history")
+                if a.skipNext {
+                    a.skipNext = false
+                    fx.log(.notice, "'\(a.id)': the skipped occurrence was among them")
+                }
+                mark = horizon
+            }
             while mark < now, let t = a.nextRing(after: mark, systemZone: zone), t <= now {
                 mark = t
                 let displayZone = a.displayZone(systemZone: zone)

@@ -96,17 +96,54 @@ import Testing
     }
 
     @Test func missedWhileDownBeyondGraceIsRecordedAsMissedOncePerOccurrence() throws {
-        var rig = Rig([try alarm("wake", "07:00"), try alarm("once", "08:00", once: true)], now: at("2026-05-04T06:00:00Z"), zone: utc)
-        rig.restart(at: at("2026-05-06T12:00:00Z"))
+        var rig = Rig([try alarm("wake", "07:00"), try alarm("evening", "19:00"), try alarm("once", "08:00", once: true)], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.restart(at: at("2026-05-05T06:00:00Z"))
         #expect(rig.rings.isEmpty)
-        #expect(rig.history.map(\.alarm) == ["wake", "wake", "wake", "once"])
-        #expect(rig.history.allSatisfy { $0.outcome == .missed && $0.late })
-        #expect(rig.history.map(\.scheduled) == [
-            at("2026-05-04T07:00:00Z"), at("2026-05-05T07:00:00Z"), at("2026-05-06T07:00:00Z"), at("2026-05-04T08:00:00Z"),
-        ])
-        #expect(rig.store.map(\.id) == ["wake"])
-        rig.restart(at: at("2026-05-06T12:01:00Z"))
-        #expect(rig.history.count == 4)
+        #expect(rig.history.map(\.alarm) == ["wake", "evening", "once"])
+        #expect(rig.history.allSatisfy { $0.outcome == .missed && $0.late && $0.started == nil })
+        #expect(rig.history.map(\.scheduled) == [at("2026-05-04T07:00:00Z"), at("2026-05-04T19:00:00Z"), at("2026-05-04T08:00:00Z")])
+        #expect(rig.store.map(\.id) == ["wake", "evening"])
+        rig.restart(at: at("2026-05-05T06:01:00Z"))
+        #expect(rig.history.count == 3)
+    }
+
+    @Test func missedOccurrencesOlderThanADayAreSummedUpNotListed() throws {
+        var rig = Rig([try alarm("wake", "07:00"), try alarm("once", "08:00", once: true)], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.restart(at: at("2026-05-14T12:00:00Z"))
+        #expect(rig.rings.isEmpty)
+        #expect(rig.history.map(\.alarm) == ["wake", "once"])
+        #expect(rig.history.map(\.scheduled) == [at("2026-05-14T07:00:00Z"), at("2026-05-04T08:00:00Z")])
+        #expect(rig.logged(.warning, containing: "'wake': occurrences from 2026-05-04T07:00:00+00:00 to 2026-05-13T12:00:00+00:00 passed unrung"))
+    }
+
+    @Test func aClockThatStartsIn1970ThenSyncsListsAtMostTheLastDay() throws {
+        // First start ever on a Pi without a real-time clock, then NTP's first sync.
+        var rig = Rig([try alarm("wake", "07:00")], now: at("1970-01-01T00:00:10Z"), zone: utc)
+        rig.jump(to: at("2026-05-04T06:00:00Z"))
+        // The engine cannot tell this jump from a long idle stretch: it lists the last day's
+        // occurrence as missed (no more), and rings nothing stale.
+        #expect(rig.history.map(\.scheduled) == [at("2026-05-03T07:00:00Z")])
+        #expect(rig.history.allSatisfy { $0.outcome == .missed })
+        #expect(rig.rings.isEmpty)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        #expect(rig.rings.count == 1)
+    }
+
+    @Test func aClockGlitchTo1970AndBackNeverRingsTwiceNorCatchesUp() throws {
+        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.now = at("2026-05-04T07:01:00Z")
+        rig.send(.stop)
+        rig.jump(to: at("1970-01-01T00:00:05Z"))
+        #expect(rig.logged(.warning, containing: "clock moved back"))
+        rig.persisted = try roundTrip(rig.persisted)
+        rig.restart(at: at("1970-01-01T00:00:30Z"))  // a reboot while the clock is wrong
+        rig.jump(to: at("2026-05-04T07:03:00Z"))  // NTP
+        #expect(rig.logged(.notice, containing: "occurrences up to then were handled already"))
+        #expect(rig.rings.count == 1)
+        #expect(rig.history.map(\.outcome) == [.stopped])
+        rig.run(until: at("2026-05-05T07:00:00Z"))
+        #expect(rig.rings.count == 2)
     }
 
     @Test func longDowntimeListsAFewMissedAndSkipsAhead() throws {
