@@ -44,6 +44,8 @@ public struct Ringing: Equatable, Sendable, Codable {
     public var failed: Bool
     /// When to ask for the sound again after a failure.
     public var retryAt: Date?
+    /// The length of the snooze in force, when snoozed.
+    public var snoozedFor: TimeInterval?
 
     var zone: TimeZone { TimeZone(identifier: zoneIdentifier) ?? TimeZone(identifier: "UTC")! }
 }

@@ -59,7 +59,18 @@ extension Engine {
     }
 
     private mutating func catchUp(now: Date, zone: TimeZone, _ fx: inout Effects) {
-        // 1. The ring state's own deadlines.
+        // 1. The ring state's own deadlines, which a backward clock jump must not stretch: a
+        //    9-minute snooze never lasts more than 9 minutes from now.
+        switch state.ring {
+        case .idle:
+            break
+        case .ringing(var r):
+            r.deadline = min(r.deadline, now.addingTimeInterval(r.ringLength))
+            r.retryAt = r.retryAt.map { min($0, now.addingTimeInterval(settings.retryDelay)) }
+            state.ring = .ringing(r)
+        case .snoozed(let r, let until):
+            state.ring = .snoozed(r, until: min(until, now.addingTimeInterval(r.snoozedFor ?? r.snoozeLength)))
+        }
         switch state.ring {
         case .idle:
             break
@@ -215,14 +226,16 @@ extension Engine {
         switch state.ring {
         case .idle:
             fx.log(.warning, "snooze ignored: nothing is ringing or snoozed")
-        case .ringing(let r):
+        case .ringing(var r):
             let until = now.addingTimeInterval(duration ?? r.snoozeLength)
             fx.stopAudio()
             end(r, .snoozed, now: now, reason: nil, &fx)
+            r.snoozedFor = duration ?? r.snoozeLength
             state.ring = .snoozed(r, until: until)
             fx.log(.notice, "\(Self.name(r.occurrence.alarm)) snoozed until \(RFC3339.format(until, in: r.zone))")
-        case .snoozed(let r, _):
+        case .snoozed(var r, _):
             let until = now.addingTimeInterval(duration ?? r.snoozeLength)
+            r.snoozedFor = duration ?? r.snoozeLength
             state.ring = .snoozed(r, until: until)
             fx.log(.notice, "\(Self.name(r.occurrence.alarm)) snooze restarted: until \(RFC3339.format(until, in: r.zone))")
         }
@@ -249,7 +262,7 @@ extension Engine {
             occurrence: Occurrence(alarm: nil, scheduled: now), merged: [], label: nil, sound: sound,
             volume: settings.volume, fadeIn: settings.fadeIn, snoozeLength: settings.snooze, ringLength: settings.ring,
             zoneIdentifier: zone.identifier, late: false, episodeStart: now, deadline: now.addingTimeInterval(settings.ring),
-            firstFrame: nil, playing: nil, reason: nil, failed: false, retryAt: nil)
+            firstFrame: nil, playing: nil, reason: nil, failed: false, retryAt: nil, snoozedFor: nil)
         state.ring = .ringing(r)
         fx.startRinging(request(r))
         fx.log(.notice, "ringing now" + (sound.map { " with '\($0)'" } ?? " with the default tone"))
@@ -307,7 +320,7 @@ extension Engine {
             snoozeLength: a.snooze ?? settings.snooze, ringLength: length,
             zoneIdentifier: a.displayZone(systemZone: zone).identifier, late: late, episodeStart: now,
             deadline: now.addingTimeInterval(length), firstFrame: nil, playing: nil, reason: nil, failed: false,
-            retryAt: nil)
+            retryAt: nil, snoozedFor: nil)
     }
 
     func newEpisode(_ r: Ringing, now: Date, late: Bool) -> Ringing {
@@ -320,6 +333,7 @@ extension Engine {
         n.reason = nil
         n.failed = false
         n.retryAt = nil
+        n.snoozedFor = nil
         return n
     }
 

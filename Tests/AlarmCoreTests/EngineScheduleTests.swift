@@ -272,3 +272,45 @@ import Testing
         #expect(rig.rings.count == 1)
     }
 }
+
+@Suite struct EngineBackwardJumpTests {
+    let utc = zone("UTC")
+
+    @Test func backwardJumpWhileSnoozedDoesNotStretchTheSnooze() throws {
+        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.send(.snooze(nil))  // 9 min: until 07:09
+        rig.jump(to: at("2026-05-04T06:05:00Z"))
+        #expect(rig.timer == at("2026-05-04T06:14:00Z"))
+        #expect(rig.status?.snoozedUntil == at("2026-05-04T06:14:00Z"))
+        rig.run(until: at("2026-05-04T06:14:00Z"))
+        #expect(rig.rings.count == 2)
+        #expect(rig.rings[1].scheduled == at("2026-05-04T07:00:00Z"))
+    }
+
+    @Test func anExplicitSnoozeKeepsItsLengthAcrossABackwardJump() throws {
+        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.send(.snooze(30 * 60))
+        rig.jump(to: at("2026-05-04T06:50:00Z"))
+        #expect(rig.status?.snoozedUntil == at("2026-05-04T07:20:00Z"))
+    }
+
+    @Test func backwardJumpWhileRingingDoesNotStretchTheRingLength() throws {
+        var rig = Rig([try alarm("wake", "07:00", ring: 300)], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:01:00Z"))
+        rig.jump(to: at("2026-05-04T05:00:00Z"))
+        #expect(rig.timer == at("2026-05-04T05:05:00Z"))
+        rig.run(until: at("2026-05-04T05:05:00Z"))
+        #expect(rig.history.map(\.outcome) == [.silenced])
+        #expect(rig.playing == nil)
+    }
+
+    @Test func restartWithTheClockSetBackDoesNotStretchARingingAlarm() throws {
+        var rig = Rig([try alarm("wake", "07:00", ring: 300)], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.restart(at: at("2026-05-04T04:00:00Z"))
+        #expect(rig.playing?.alarm == "wake")
+        #expect(rig.timer == at("2026-05-04T04:05:00Z"))
+    }
+}
