@@ -17,7 +17,7 @@ struct Effects {
 
     mutating func startRinging(_ r: RingRequest) { start = r }
     mutating func record(_ e: HistoryEntry) { history.append(e) }
-    mutating func save(old: Alarm, new: Alarm) { store.append(.saveAlarm(old: old, new: new)) }
+    mutating func clearSkipNext(_ a: Alarm) { store.append(.clearSkipNext(a)) }
     mutating func remove(_ a: Alarm) { store.append(.removeAlarm(a)) }
     mutating func log(_ level: LogLevel, _ message: String) { logs.append(.log(level, message)) }
 

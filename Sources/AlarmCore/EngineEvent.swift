@@ -54,10 +54,11 @@ public enum EngineAction: Equatable, Sendable {
     case stopAudio
     /// Write `state.json`: the state changed.
     case persistState(EngineState)
-    /// Replace `old` with `new` in the store, if the stored alarm is still `old` (a user's edit in
-    /// between wins). Used to clear `skip_next`.
-    case saveAlarm(old: Alarm, new: Alarm)
-    /// Remove this alarm from the store, if it is still stored unchanged (once alarms, dated ones).
+    /// Clear `skip_next` of the stored alarm with this id: its skipped occurrence has passed.
+    /// Skipped if the alarm's schedule was changed meanwhile (same id, other trigger).
+    case clearSkipNext(Alarm)
+    /// Remove the stored alarm with this id: it rang once (`--once`, a dated or absolute alarm).
+    /// Skipped if its schedule was changed meanwhile (same id, other trigger): a new alarm.
     case removeAlarm(Alarm)
     /// Append to history.
     case recordHistory(HistoryEntry)

@@ -161,7 +161,7 @@ extension Engine {
                 fx.remove(original)
                 fx.log(.info, "'\(a.id)' rings once: removed")
             } else {
-                if a != original { fx.save(old: original, new: a) }
+                if a.skipNext != original.skipNext { fx.clearSkipNext(a) }
                 kept.append(a)
             }
         }

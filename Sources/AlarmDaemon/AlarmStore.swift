@@ -103,18 +103,41 @@ public final class AlarmStore: Sendable {
         }
     }
 
-    /// Removes `alarm` only if it is stored exactly so (the engine's `removeAlarm`: a user's edit
-    /// in between wins). Returns whether it did.
+    /// The engine's `removeAlarm`: removes the alarm with `alarm`'s id if its schedule is still
+    /// `alarm`'s (a label edit does not save a once alarm that rang; a new time does). Returns
+    /// whether it removed one.
     @discardableResult
-    public func remove(ifUnchanged alarm: Alarm) throws -> Bool {
+    public func removeRung(_ alarm: Alarm) throws -> Bool {
         try update { list in
-            guard let i = list.firstIndex(of: alarm) else { return false }
+            guard let i = list.firstIndex(where: { $0.id == alarm.id && $0.trigger == alarm.trigger }) else { return false }
             list.remove(at: i)
             return true
         }
     }
 
-    /// Replaces `old` with `new` only if `old` is stored exactly so (the engine's `saveAlarm`).
+    /// The engine's `clearSkipNext`: clears `skip_next` of the alarm with `alarm`'s id if its
+    /// schedule is still `alarm`'s, whatever else was edited meanwhile. Returns whether it did.
+    @discardableResult
+    public func clearSkipNext(_ alarm: Alarm) throws -> Bool {
+        try update { list in
+            guard let i = list.firstIndex(where: { $0.id == alarm.id && $0.trigger == alarm.trigger }) else { return false }
+            list[i].skipNext = false
+            return true
+        }
+    }
+
+    /// Carries out the engine's store actions; other actions are ignored. Returns whether the
+    /// store changed.
+    @discardableResult
+    public func apply(_ action: EngineAction) throws -> Bool {
+        switch action {
+        case .removeAlarm(let a): return try removeRung(a)
+        case .clearSkipNext(let a): return try clearSkipNext(a)
+        default: return false
+        }
+    }
+
+    /// Replaces `old` with `new` only if `old` is stored exactly so (a compare-and-swap edit).
     @discardableResult
     public func replace(_ old: Alarm, with new: Alarm) throws -> Bool {
         try update { list in

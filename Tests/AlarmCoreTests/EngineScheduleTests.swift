@@ -55,6 +55,20 @@ import Testing
         #expect(rig.rings.count == 2)
     }
 
+    @Test func skipNextSkipsExactlyOneEvenWhenTheLabelWasEditedMeanwhile() throws {
+        var rig = Rig([try alarm("wake", "07:00", skipNext: true)], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        var relabelled = try alarm("wake", "07:00", skipNext: true)
+        relabelled.label = "work"
+        rig.store = [relabelled]  // written by the CLI, not yet reloaded by the daemon
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        #expect(rig.last.contains(.clearSkipNext(try alarm("wake", "07:00"))))
+        #expect(rig.store.first?.skipNext == false)
+        #expect(rig.store.first?.label == "work")
+        rig.send(.alarmsChanged(rig.store))
+        rig.run(until: at("2026-05-05T07:00:00Z"))
+        #expect(rig.rings.map(\.scheduled) == [at("2026-05-05T07:00:00Z")])
+    }
+
     @Test func skipNextWhileDownSkipsTheMissedOccurrenceNotTheNextOne() throws {
         let saved = EngineState(marks: ["wake": at("2026-05-04T06:00:00Z")], processedThrough: at("2026-05-04T06:00:00Z"))
         let rig = Rig([try alarm("wake", "07:00", skipNext: true)], now: at("2026-05-04T08:00:00Z"), zone: utc, saved: saved)

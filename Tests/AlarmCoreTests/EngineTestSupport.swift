@@ -78,9 +78,9 @@ struct Rig {
                 playing = r
             case .stopAudio: playing = nil
             case .persistState(let s): persisted = s
-            case .saveAlarm(let old, let new):
-                if let i = store.firstIndex(of: old) { store[i] = new }
-            case .removeAlarm(let a): store.removeAll { $0 == a }
+            case .clearSkipNext(let a):
+                if let i = store.firstIndex(where: { $0.id == a.id && $0.trigger == a.trigger }) { store[i].skipNext = false }
+            case .removeAlarm(let a): store.removeAll { $0.id == a.id && $0.trigger == a.trigger }
             case .recordHistory(let e): history.append(e)
             case .publishStatus(let s): status = s
             case .log(let l, let m): logs.append((l, m))

@@ -60,15 +60,32 @@ func daily(_ id: String, _ time: String = "07:00", label: String? = nil) throws 
         #expect(try store.load() == [])
     }
 
-    @Test func removeIfUnchangedLeavesAnEditedAlarm() throws {
+    @Test func removeRungLeavesAnAlarmGivenANewTimeButNotANewLabel() throws {
         let store = AlarmStore(stateDir: try stateDirectory())
         let original = try daily("nap", "07:00")
         try store.add(original)
-        try store.add(try daily("nap", "07:30"))  // the user edits it meanwhile
-        #expect(try store.remove(ifUnchanged: original) == false)
+        try store.add(try daily("nap", "07:30"))  // the user moves it meanwhile
+        #expect(try store.removeRung(original) == false)
         #expect(try store.load() == [try daily("nap", "07:30")])
-        #expect(try store.remove(ifUnchanged: try daily("nap", "07:30")))
+        try store.add(try daily("nap", "07:00", label: "relabelled"))
+        #expect(try store.apply(.removeAlarm(original)))
         #expect(try store.load() == [])
+    }
+
+    @Test func clearSkipNextKeepsOtherEditsAndSkipsAMovedAlarm() throws {
+        let store = AlarmStore(stateDir: try stateDirectory())
+        var a = try daily("wake", "07:00")
+        a.skipNext = true
+        try store.add(a)
+        var edited = try daily("wake", "07:00", label: "work")  // label changed meanwhile
+        edited.skipNext = true
+        try store.add(edited)
+        #expect(try store.apply(.clearSkipNext(a)))
+        #expect(try store.load().first?.skipNext == false)
+        #expect(try store.load().first?.label == "work")
+        try store.setSkipNext(id: "wake", true)
+        #expect(try store.clearSkipNext(try daily("wake", "06:00")) == false)
+        #expect(try store.load().first?.skipNext == true)
     }
 
     @Test func replaceAndSkipFlags() throws {
