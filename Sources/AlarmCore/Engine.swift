@@ -1,0 +1,158 @@
+import Foundation
+
+/// The ring engine: a value that takes events and returns the actions its driver performs, in the
+/// manner of swift-service-lifecycle's state machines. No clock, no I/O: `now` comes with every
+/// event, so tests drive it with a fake clock.
+///
+/// What the caller may rely on:
+/// - **Every occurrence is handled exactly once.** Per alarm the engine keeps a mark: every
+///   occurrence at or before it has been rung, skipped or recorded as missed. Each event moves the
+///   marks up to its `now`, never back, so a backward clock jump (up to
+///   `EngineSettings.backwardJumpLimit`) or a restart never rings an occurrence twice. The engine
+///   only learns that time passed through events: after a backward jump, a floating occurrence
+///   that the *new* zone puts between the new time and the latest event (one that never existed
+///   in the old zone) still rings.
+/// - **Late, not lost.** An occurrence passed by at most `grace` (clock jumped forward over it,
+///   daemon down, CLI change noticed late) rings at once, marked late; older ones are recorded as
+///   `missed`. The same holds for a snooze that ended while the daemon was down.
+/// - **One sound at a time, newest wins.** Occurrences due together ring once (the latest one
+///   plays; the others share its history entries). An occurrence that comes due while another
+///   rings or is snoozed takes over: the ringing episode ends as `silenced` ("superseded by ..."),
+///   a pending snooze is dropped. A bedside alarm never stays silent because an older one was
+///   still ringing or snoozed.
+/// - **Zone changes move floating alarms only**, from the moment they are seen: occurrences up to
+///   the event are computed in the old zone, later ones in the new zone. Pinned and absolute
+///   alarms keep their instants.
+/// - A ringing or snoozed occurrence carries everything it needs (sound, lengths): removing or
+///   editing its alarm meanwhile does not silence it; `stop` does.
+/// - Impossible commands (stop or snooze while idle, a snooze of zero length) return a log
+///   action saying why and change nothing.
+public struct Engine: Sendable {
+    public internal(set) var settings: EngineSettings
+    /// The alarms as the engine knows them (once alarms disappear when they ring, skip flags clear).
+    public internal(set) var alarms: [Alarm] = []
+    /// The persistent part: ring state and marks.
+    public internal(set) var state = EngineState()
+    /// The system zone floating alarms were last computed in.
+    public internal(set) var zone: TimeZone?
+    var lastStatus: EngineStatus?
+
+    /// At most this many missed occurrences of one alarm are recorded one by one per catch-up.
+    static let missedListLimit = 20
+
+    public init(settings: EngineSettings = .defaults) {
+        self.settings = settings
+    }
+
+    public mutating func handle(_ kind: EngineEvent.Kind, now: Date, zone: TimeZone) -> [EngineAction] {
+        handle(EngineEvent(kind, now: now, zone: zone))
+    }
+
+    public mutating func handle(_ event: EngineEvent) -> [EngineAction] {
+        var fx = Effects()
+        let before = state
+        let now = event.now
+        switch event.kind {
+        case .start(let list, let saved):
+            start(alarms: list, saved: saved, now: now, zone: event.zone, &fx)
+        case .timerFired, .clockChanged, .zoneChanged:
+            advance(now: now, zone: event.zone, &fx)
+        case .alarmsChanged(let list):
+            advance(now: now, zone: event.zone, &fx)
+            replaceAlarms(list, now: now, &fx)
+            advance(now: now, zone: event.zone, &fx)
+        case .snooze(let duration):
+            advance(now: now, zone: event.zone, &fx)
+            snooze(duration, now: now, &fx)
+        case .stop:
+            advance(now: now, zone: event.zone, &fx)
+            stop(now: now, &fx)
+        case .ringNow(let sound):
+            advance(now: now, zone: event.zone, &fx)
+            ringNow(sound: sound, now: now, zone: event.zone, &fx)
+        case .playbackStarted(let sound, let reason):
+            playbackStarted(sound: sound, reason: reason, now: now, &fx)
+            advance(now: now, zone: event.zone, &fx)
+        case .playbackFailed(let reason):
+            playbackFailed(reason: reason, now: now, &fx)
+            advance(now: now, zone: event.zone, &fx)
+        case .settingsChanged(let new):
+            advance(now: now, zone: event.zone, &fx)
+            settings = new
+            fx.log(.info, "settings changed: snooze \(Durations.format(new.snooze)), ring \(Durations.format(new.ring)), volume \(new.volume)%, grace \(Durations.format(new.grace))")
+        case .shutdown:
+            advance(now: now, zone: event.zone, &fx)
+            if case .ringing = state.ring { fx.stopAudio() }
+            fx.log(.notice, "shutting down in state \(stateName); it resumes at the next start")
+        }
+        var actions = fx.actions(persist: state != before ? state : nil)
+        let status = self.status(now: now, zone: event.zone)
+        if status != lastStatus {
+            lastStatus = status
+            actions.insert(.publishStatus(status), at: actions.endIndex)
+        }
+        actions.append(.armTimer(at: nextWakeUp(now: now, zone: event.zone)))
+        return actions
+    }
+
+    // MARK: Queries
+
+    /// The next ring (skip flags applied) strictly after everything already handled.
+    public func nextRing(now: Date, zone: TimeZone) -> EngineStatus.Next? {
+        var best: EngineStatus.Next?
+        for a in alarms {
+            let after = max(state.marks[a.id] ?? now, now)
+            guard var t = a.nextRing(after: after, systemZone: zone) else { continue }
+            if a.skipNext {
+                guard let t2 = a.nextRing(after: t, systemZone: zone) else { continue }
+                t = t2
+            }
+            if best == nil || t < best!.at { best = .init(id: a.id, at: t) }
+        }
+        return best
+    }
+
+    public func status(now: Date, zone: TimeZone) -> EngineStatus {
+        let next = nextRing(now: now, zone: zone)
+        switch state.ring {
+        case .idle:
+            return EngineStatus(state: .idle, next: next, zone: zone)
+        case .ringing(let r):
+            return EngineStatus(
+                state: .ringing, alarm: r.occurrence.alarm, sound: r.playing ?? r.sound ?? "default", reason: r.reason,
+                next: next, zone: zone)
+        case .snoozed(let r, let until):
+            return EngineStatus(
+                state: .snoozed, alarm: r.occurrence.alarm, sound: r.playing ?? r.sound ?? "default", reason: r.reason,
+                snoozedUntil: until, next: next, zone: zone)
+        }
+    }
+
+    /// The earliest instant at which something is due: an occurrence (skipped ones too, so their
+    /// flag clears on time), a snooze end, an auto-silence, a playback retry.
+    func nextWakeUp(now: Date, zone: TimeZone) -> Date? {
+        var times: [Date] = []
+        for a in alarms {
+            if let t = a.nextRing(after: max(state.marks[a.id] ?? now, now), systemZone: zone) { times.append(t) }
+        }
+        switch state.ring {
+        case .idle: break
+        case .ringing(let r):
+            times.append(r.deadline)
+            if let t = r.retryAt { times.append(t) }
+        case .snoozed(_, let until):
+            times.append(until)
+        }
+        return times.min()
+    }
+
+    var stateName: String {
+        switch state.ring {
+        case .idle: return "idle"
+        case .ringing(let r): return "ringing \(Self.name(r.occurrence.alarm))"
+        case .snoozed(let r, let until): return "snoozed \(Self.name(r.occurrence.alarm)) until \(RFC3339.format(until, in: r.zone))"
+        }
+    }
+
+    static func name(_ id: String?) -> String { id.map { "'\($0)'" } ?? "manual ring" }
+}

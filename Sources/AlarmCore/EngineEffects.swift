@@ -1,0 +1,34 @@
+import Foundation
+
+/// Actions collected during one event, emitted in a fixed order: stop the sound first (stop
+/// latency), persist before anything that could be lost in a crash, then history and store
+/// changes, then start the sound, then logs. Status and the timer are appended by the engine.
+struct Effects {
+    private var stop = false
+    private var start: RingRequest?
+    private var history: [HistoryEntry] = []
+    private var store: [EngineAction] = []
+    private var logs: [EngineAction] = []
+
+    mutating func stopAudio() {
+        stop = true
+        start = nil
+    }
+
+    mutating func startRinging(_ r: RingRequest) { start = r }
+    mutating func record(_ e: HistoryEntry) { history.append(e) }
+    mutating func clearSkipNext(_ a: Alarm) { store.append(.clearSkipNext(a)) }
+    mutating func remove(_ a: Alarm) { store.append(.removeAlarm(a)) }
+    mutating func log(_ level: LogLevel, _ message: String) { logs.append(.log(level, message)) }
+
+    func actions(persist: EngineState?) -> [EngineAction] {
+        var out: [EngineAction] = []
+        if stop { out.append(.stopAudio) }
+        if let persist { out.append(.persistState(persist)) }
+        out += history.map { .recordHistory($0) }
+        out += store
+        if let start { out.append(.startRinging(start)) }
+        out += logs
+        return out
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// Something that happened, with the instant it happened at and the system zone then. The engine
+/// never reads a clock: `now` is the only time it knows.
+public struct EngineEvent: Sendable {
+    public enum Kind: Sendable {
+        /// The daemon started: the alarms from the store and the state it persisted (nil the
+        /// first time, or when the state file was unreadable).
+        case start(alarms: [Alarm], state: EngineState?)
+        /// The timer armed with `armTimer` expired (or woke early: harmless).
+        case timerFired
+        /// The realtime clock was set (the timerfd was cancelled).
+        case clockChanged
+        /// The system zone changed; the event's `zone` is the new one.
+        case zoneChanged
+        /// The store changed: the full new list.
+        case alarmsChanged([Alarm])
+        /// `alarm snooze [DURATION]`.
+        case snooze(TimeInterval?)
+        /// `alarm stop`.
+        case stop
+        /// `alarm ring [SOUND]`: ring now.
+        case ringNow(sound: String?)
+        /// The first frame went to the device at `now`. `sound` is what plays (a file name, or
+        /// nil for the default tone) and `reason` why the default tone plays instead.
+        case playbackStarted(sound: String?, reason: String?)
+        /// Nothing could be played (not even the default tone).
+        case playbackFailed(reason: String)
+        /// The config file was reloaded (SIGHUP): new defaults for rings that start from now on;
+        /// a ringing or snoozed alarm keeps the lengths it started with.
+        case settingsChanged(EngineSettings)
+        /// SIGTERM: stop the sound, keep the state so the next start resumes.
+        case shutdown
+    }
+
+    public var kind: Kind
+    public var now: Date
+    public var zone: TimeZone
+
+    public init(_ kind: Kind, now: Date, zone: TimeZone) {
+        self.kind = kind
+        self.now = now
+        self.zone = zone
+    }
+}
+
+/// What the engine asks its driver to do, in the order given.
+public enum EngineAction: Equatable, Sendable {
+    /// Arm the one realtime timer at this instant (nil: disarm). Emitted after every event.
+    case armTimer(at: Date?)
+    /// Start playing (replacing whatever plays).
+    case startRinging(RingRequest)
+    /// Stop playing.
+    case stopAudio
+    /// Write `state.json`: the state changed.
+    case persistState(EngineState)
+    /// Clear `skip_next` of the stored alarm with this id: its skipped occurrence has passed.
+    /// Skipped if the alarm's schedule was changed meanwhile (same id, other trigger).
+    case clearSkipNext(Alarm)
+    /// Remove the stored alarm with this id: it rang once (`--once`, a dated or absolute alarm).
+    /// Skipped if its schedule was changed meanwhile (same id, other trigger): a new alarm.
+    case removeAlarm(Alarm)
+    /// Append to history.
+    case recordHistory(HistoryEntry)
+    /// Rewrite `status.json`: the status changed.
+    case publishStatus(EngineStatus)
+    case log(LogLevel, String)
+}
+
+/// Syslog-like levels; the daemon maps them to `<N>` prefixes.
+public enum LogLevel: String, Equatable, Sendable {
+    case error, warning, notice, info, debug
+}
+
+/// What to play for a ring.
+public struct RingRequest: Equatable, Sendable {
+    /// The alarm's id; nil for a manual `ring`.
+    public var alarm: String?
+    public var label: String?
+    /// The sound's file name; nil for the default tone.
+    public var sound: String?
+    public var volume: Int
+    public var fadeIn: TimeInterval
+    public var scheduled: Date
+    public var late: Bool
+
+    public init(alarm: String?, label: String?, sound: String?, volume: Int, fadeIn: TimeInterval, scheduled: Date, late: Bool) {
+        self.alarm = alarm
+        self.label = label
+        self.sound = sound
+        self.volume = volume
+        self.fadeIn = fadeIn
+        self.scheduled = scheduled
+        self.late = late
+    }
+}

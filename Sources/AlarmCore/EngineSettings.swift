@@ -1,0 +1,52 @@
+import Foundation
+
+/// The defaults an alarm falls back to when it leaves a setting nil, and the engine's own
+/// tolerances. The daemon reads these from its config file; alarm fields override them.
+public struct EngineSettings: Equatable, Sendable, Codable {
+    /// Snooze length when neither the command nor the alarm gives one (9 min).
+    public var snooze: TimeInterval
+    /// How long an alarm rings before it silences itself (10 min).
+    public var ring: TimeInterval
+    /// Volume in percent.
+    public var volume: Int
+    /// Seconds from quiet to full volume.
+    public var fadeIn: TimeInterval
+    /// An occurrence (or a snooze end) passed by at most this much still rings, late; older ones
+    /// are recorded as missed (10 min).
+    public var grace: TimeInterval
+    /// An occurrence rung more than this after its instant is marked `late` in history.
+    public var lateTolerance: TimeInterval
+    /// After a playback failure, the engine asks for the sound again after this long, until the
+    /// ring length has passed: a bedside alarm keeps trying.
+    public var retryDelay: TimeInterval
+    /// A backward clock jump up to this far never rings an occurrence twice. A larger one is taken
+    /// as a correction of a clock that was wrong (an RTC reset far into the future): the engine
+    /// forgets what it processed beyond the new time rather than stay silent until then.
+    public var backwardJumpLimit: TimeInterval
+    /// A new alarm seen by the running daemon also rings an occurrence this recent (the CLI's
+    /// change takes up to a second to be noticed), never older ones.
+    public var newAlarmLookback: TimeInterval
+    /// Missed occurrences of a repeating alarm older than this (a long downtime, a clock that
+    /// started in 1970) are summed up in one log line instead of one history entry each.
+    public var missedHistoryHorizon: TimeInterval
+
+    public init(
+        snooze: TimeInterval = 9 * 60, ring: TimeInterval = 10 * 60, volume: Int = 100, fadeIn: TimeInterval = 0,
+        grace: TimeInterval = 10 * 60, lateTolerance: TimeInterval = 2, retryDelay: TimeInterval = 5,
+        backwardJumpLimit: TimeInterval = 24 * 3600, newAlarmLookback: TimeInterval = 5,
+        missedHistoryHorizon: TimeInterval = 24 * 3600
+    ) {
+        self.snooze = snooze
+        self.ring = ring
+        self.volume = volume
+        self.fadeIn = fadeIn
+        self.grace = grace
+        self.lateTolerance = lateTolerance
+        self.retryDelay = retryDelay
+        self.backwardJumpLimit = backwardJumpLimit
+        self.newAlarmLookback = newAlarmLookback
+        self.missedHistoryHorizon = missedHistoryHorizon
+    }
+
+    public static let defaults = EngineSettings()
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// What `status.json` shows: the engine's state now and the next ring.
+///
+/// JSON keys: `state` (`idle`, `ringing`, `snoozed`), `alarm` (id or null), `sound` (file name,
+/// `default`, or null when idle), `reason` (why the default tone, or null), `snoozed_until`, and
+/// `next` (`{"id": ..., "at": ...}` or null). Instants are RFC 3339 in `zone`.
+public struct EngineStatus: Equatable, Sendable {
+    public enum State: String, Codable, Sendable {
+        case idle, ringing, snoozed
+    }
+
+    public struct Next: Equatable, Sendable {
+        public var id: String
+        public var at: Date
+        public init(id: String, at: Date) {
+            self.id = id
+            self.at = at
+        }
+    }
+
+    public var state: State
+    public var alarm: String?
+    public var sound: String?
+    public var reason: String?
+    public var snoozedUntil: Date?
+    public var next: Next?
+    /// The zone timestamps are written in (the system zone); not part of the JSON.
+    public var zone: TimeZone
+
+    public init(
+        state: State, alarm: String? = nil, sound: String? = nil, reason: String? = nil, snoozedUntil: Date? = nil,
+        next: Next? = nil, zone: TimeZone
+    ) {
+        self.state = state
+        self.alarm = alarm
+        self.sound = sound
+        self.reason = reason
+        self.snoozedUntil = snoozedUntil
+        self.next = next
+        self.zone = zone
+    }
+}
+
+extension EngineStatus: Codable {
+    enum CodingKeys: String, CodingKey {
+        case state, alarm, sound, reason, next
+        case snoozedUntil = "snoozed_until"
+    }
+
+    enum NextKeys: String, CodingKey {
+        case id, at
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        var zone = TimeZone(identifier: "UTC")!
+        var next: Next?
+        if c.contains(.next), try c.decodeNil(forKey: .next) == false {
+            let n = try c.nestedContainer(keyedBy: NextKeys.self, forKey: .next)
+            let (at, z) = try TimestampCoding.decode(n, .at)
+            next = Next(id: try n.decode(String.self, forKey: .id), at: at)
+            zone = z
+        }
+        var snoozedUntil: Date?
+        if c.contains(.snoozedUntil), try c.decodeNil(forKey: .snoozedUntil) == false {
+            let (u, z) = try TimestampCoding.decode(c, .snoozedUntil)
+            snoozedUntil = u
+            zone = z
+        }
+        self.init(
+            state: try c.decode(State.self, forKey: .state),
+            alarm: try c.decodeIfPresent(String.self, forKey: .alarm),
+            sound: try c.decodeIfPresent(String.self, forKey: .sound),
+            reason: try c.decodeIfPresent(String.self, forKey: .reason),
+            snoozedUntil: snoozedUntil, next: next, zone: zone)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(state, forKey: .state)
+        try c.encode(alarm, forKey: .alarm)
+        try c.encode(sound, forKey: .sound)
+        try c.encode(reason, forKey: .reason)
+        try c.encode(snoozedUntil.map { RFC3339.format($0, in: zone) }, forKey: .snoozedUntil)
+        if let next {
+            var n = c.nestedContainer(keyedBy: NextKeys.self, forKey: .next)
+            try n.encode(next.id, forKey: .id)
+            try n.encode(RFC3339.format(next.at, in: zone), forKey: .at)
+        } else {
+            try c.encodeNil(forKey: .next)
+        }
+    }
+}

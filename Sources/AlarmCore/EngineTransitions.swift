@@ -1,0 +1,358 @@
+import Foundation
+
+// The engine's transitions. Each takes the event's `now` and records actions in `fx`.
+extension Engine {
+    mutating func start(alarms list: [Alarm], saved: EngineState?, now: Date, zone: TimeZone, _ fx: inout Effects) {
+        state = saved ?? EngineState()
+        alarms = Self.unique(list)
+        lastStatus = nil
+        self.zone = zone
+        // Alarms the saved state does not know were added while the daemon was down: catch them
+        // up from when it last ran. Without any saved state there is nothing to catch up from.
+        let base = min(state.processedThrough ?? now, now)
+        for a in alarms where state.marks[a.id] == nil { state.marks[a.id] = base }
+        if saved == nil {
+            fx.log(.notice, "no saved state: starting fresh at \(RFC3339.format(now, in: zone))")
+        }
+        if case .ringing(var r) = state.ring {
+            if now < r.deadline {
+                r.retryAt = nil
+                state.ring = .ringing(r)
+                fx.startRinging(request(r))
+                fx.log(.notice, "resuming ringing of \(Self.name(r.occurrence.alarm)) after a restart")
+            } else {
+                end(r, .silenced, now: now, reason: "ring length passed while the daemon was down", &fx)
+                state.ring = .idle
+            }
+        }
+        advance(now: now, zone: zone, &fx)
+        fx.log(.info, "started with \(alarms.count) alarm(s), \(stateName)")
+    }
+
+    /// Handles everything due up to `now`: in the zone in force until this event, then adopts the
+    /// event's zone for what follows.
+    mutating func advance(now: Date, zone eventZone: TimeZone, _ fx: inout Effects) {
+        if let seen = state.processedThrough, seen.timeIntervalSince(now) > settings.backwardJumpLimit {
+            fx.log(
+                .warning,
+                "clock moved back by \(Durations.format(seen.timeIntervalSince(now).rounded())) (from "
+                    + "\(RFC3339.format(seen, in: eventZone))): more than "
+                    + "\(Durations.format(settings.backwardJumpLimit)), so the old clock is taken as wrong and "
+                    + "occurrences after now will ring")
+            state.rewoundFrom = max(state.rewoundFrom ?? seen, seen)
+            for (id, m) in state.marks { state.marks[id] = min(m, now) }
+            state.processedThrough = now
+        }
+        if let rewound = state.rewoundFrom, now >= rewound {
+            for (id, m) in state.marks { state.marks[id] = max(m, rewound) }
+            state.rewoundFrom = nil
+            fx.log(.notice, "the clock is past \(RFC3339.format(rewound, in: eventZone)) again, where it was before it was set back: occurrences up to then were handled already")
+        }
+        let oldZone = zone ?? eventZone
+        catchUp(now: now, zone: oldZone, &fx)
+        if oldZone.identifier != eventZone.identifier {
+            fx.log(.notice, "system zone changed from \(oldZone.identifier) to \(eventZone.identifier): floating alarms follow it")
+        }
+        zone = eventZone
+        state.processedThrough = max(state.processedThrough ?? now, now)
+        pruneMarks(now: now)
+    }
+
+    private mutating func catchUp(now: Date, zone: TimeZone, _ fx: inout Effects) {
+        // 1. The ring state's own deadlines, which a backward clock jump must not stretch: a
+        //    9-minute snooze never lasts more than 9 minutes from now.
+        switch state.ring {
+        case .idle:
+            break
+        case .ringing(var r):
+            r.deadline = min(r.deadline, now.addingTimeInterval(r.ringLength))
+            r.retryAt = r.retryAt.map { min($0, now.addingTimeInterval(settings.retryDelay)) }
+            state.ring = .ringing(r)
+        case .snoozed(let r, let until):
+            state.ring = .snoozed(r, until: min(until, now.addingTimeInterval(r.snoozedFor ?? r.snoozeLength)))
+        }
+        switch state.ring {
+        case .idle:
+            break
+        case .ringing(var r):
+            if now >= r.deadline {
+                fx.stopAudio()
+                end(r, .silenced, now: now, reason: nil, &fx)
+                state.ring = .idle
+                fx.log(.notice, "\(Self.name(r.occurrence.alarm)) silenced after ringing \(Durations.format(r.ringLength))")
+            } else if let t = r.retryAt, now >= t {
+                r.retryAt = nil
+                state.ring = .ringing(r)
+                fx.startRinging(request(r))
+                fx.log(.notice, "retrying playback for \(Self.name(r.occurrence.alarm))")
+            }
+        case .snoozed(let r, let until):
+            if now >= until {
+                let late = now.timeIntervalSince(until)
+                if late <= settings.grace {
+                    let next = newEpisode(r, now: now, late: late > settings.lateTolerance)
+                    state.ring = .ringing(next)
+                    fx.startRinging(request(next))
+                    fx.log(.notice, "snooze of \(Self.name(r.occurrence.alarm)) ended: ringing again" + (late > settings.lateTolerance ? " (late by \(Durations.format(late.rounded())))" : ""))
+                } else {
+                    let reason = "snooze ended at \(RFC3339.format(until, in: r.zone)), more than \(Durations.format(settings.grace)) ago"
+                    for o in [r.occurrence] + r.merged {
+                        fx.record(HistoryEntry(alarm: o.alarm, scheduled: o.scheduled, started: nil, ended: nil, outcome: .missed, sound: nil, reason: reason, late: true, zone: r.zone))
+                    }
+                    state.ring = .idle
+                    fx.log(.warning, "\(Self.name(r.occurrence.alarm)): \(reason); recorded as missed")
+                }
+            }
+        }
+
+        // 2. Occurrences of every alarm in (mark, now].
+        var due: [(alarm: Alarm, at: Date)] = []
+        var kept: [Alarm] = []
+        for original in alarms {
+            var a = original
+            var mark = state.marks[a.id] ?? now
+            var removed = false
+            var missed = 0
+            // Long ago (a long downtime, a clock that started in 1970): one log line, not one
+            // history entry per occurrence. A once alarm's single occurrence is still listed.
+            let horizon = now.addingTimeInterval(-settings.missedHistoryHorizon)
+            if !a.ringsOnce, mark < horizon, let t = a.nextRing(after: mark, systemZone: zone), t <= horizon {
+                fx.log(.warning, "'\(a.id)': occurrences from \(RFC3339.format(t, in: a.displayZone(systemZone: zone))) to \(RFC3339.format(horizon, in: a.displayZone(systemZone: zone))) passed unrung (daemon down or clock set) and are not listed in history")
+                if a.skipNext {
+                    a.skipNext = false
+                    fx.log(.notice, "'\(a.id)': the skipped occurrence was among them")
+                }
+                mark = horizon
+            }
+            while mark < now, let t = a.nextRing(after: mark, systemZone: zone), t <= now {
+                mark = t
+                let displayZone = a.displayZone(systemZone: zone)
+                if a.skipNext {
+                    a.skipNext = false
+                    fx.log(.notice, "'\(a.id)': skipped the occurrence at \(RFC3339.format(t, in: displayZone)) as asked")
+                    if a.ringsOnce && a.nextRing(after: t, systemZone: zone) == nil {
+                        removed = true
+                        break
+                    }
+                    continue
+                }
+                if now.timeIntervalSince(t) > settings.grace {
+                    missed += 1
+                    if missed <= Self.missedListLimit {
+                        fx.record(HistoryEntry(
+                            alarm: a.id, scheduled: t, started: nil, ended: nil, outcome: .missed, sound: nil,
+                            reason: "passed \(Durations.format(now.timeIntervalSince(t).rounded())) ago, more than the \(Durations.format(settings.grace)) grace",
+                            late: true, zone: displayZone))
+                        fx.log(.warning, "'\(a.id)': missed the occurrence at \(RFC3339.format(t, in: displayZone))")
+                    } else if missed == Self.missedListLimit + 1 {
+                        fx.log(.warning, "'\(a.id)': more missed occurrences before \(RFC3339.format(now.addingTimeInterval(-settings.grace), in: displayZone)) not listed")
+                        mark = max(mark, now.addingTimeInterval(-settings.grace))
+                    }
+                } else {
+                    due.append((a, t))
+                }
+                if a.ringsOnce {
+                    removed = true
+                    break
+                }
+            }
+            state.marks[a.id] = max(state.marks[a.id] ?? now, now)
+            if removed {
+                fx.remove(original)
+                fx.log(.info, "'\(a.id)' rings once: removed")
+            } else {
+                if a.skipNext != original.skipNext { fx.clearSkipNext(a) }
+                kept.append(a)
+            }
+        }
+        alarms = kept
+
+        // 3. Ring the newest due occurrence; the others ring with it.
+        guard !due.isEmpty else { return }
+        var primary = due[0]
+        for d in due.dropFirst() where d.at > primary.at { primary = d }
+        let merged = due.filter { !($0.alarm.id == primary.alarm.id && $0.at == primary.at) }
+            .map { Occurrence(alarm: $0.alarm.id, scheduled: $0.at) }
+        let late = now.timeIntervalSince(primary.at) > settings.lateTolerance
+        let r = makeRinging(primary.alarm, scheduled: primary.at, merged: merged, now: now, late: late, zone: zone)
+        preempt(by: "alarm '\(primary.alarm.id)'", now: now, &fx)
+        state.ring = .ringing(r)
+        fx.startRinging(request(r))
+        var text = "ringing '\(primary.alarm.id)' scheduled \(RFC3339.format(primary.at, in: r.zone))"
+        if late { text += ", late by \(Durations.format(now.timeIntervalSince(primary.at).rounded()))" }
+        if !merged.isEmpty { text += ", together with " + merged.map { "\(Self.name($0.alarm)) at \(RFC3339.format($0.scheduled, in: r.zone))" }.joined(separator: ", ") }
+        fx.log(.notice, text)
+    }
+
+    /// Ends whatever rings or waits, because something newer rings now.
+    private mutating func preempt(by what: String, now: Date, _ fx: inout Effects) {
+        switch state.ring {
+        case .idle:
+            break
+        case .ringing(let r):
+            end(r, .silenced, now: now, reason: "superseded by \(what)", &fx)
+            fx.stopAudio()
+            fx.log(.notice, "\(Self.name(r.occurrence.alarm)) superseded by \(what)")
+        case .snoozed(let r, let until):
+            fx.log(.notice, "snooze of \(Self.name(r.occurrence.alarm)) until \(RFC3339.format(until, in: r.zone)) dropped: superseded by \(what)")
+        }
+        state.ring = .idle
+    }
+
+    mutating func replaceAlarms(_ list: [Alarm], now: Date, _ fx: inout Effects) {
+        let list = Self.unique(list)
+        let old = Dictionary(alarms.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let fresh = now.addingTimeInterval(-settings.newAlarmLookback)
+        for a in list {
+            if let o = old[a.id] {
+                if o.trigger != a.trigger { state.marks[a.id] = fresh }
+            } else {
+                // New, or back after a removal: never catch up on more than the lookback, and
+                // never ring again what was handled under this id before.
+                state.marks[a.id] = max(state.marks[a.id] ?? fresh, fresh)
+            }
+        }
+        let added = list.filter { old[$0.id] == nil }.count
+        let removed = alarms.filter { a in !list.contains { $0.id == a.id } }.count
+        alarms = list
+        fx.log(.info, "alarms changed: \(list.count) alarm(s), \(added) new, \(removed) removed")
+    }
+
+    mutating func snooze(_ duration: TimeInterval?, now: Date, _ fx: inout Effects) {
+        if let duration, !(duration > 0) {
+            fx.log(.warning, "snooze ignored: the length must be positive, got \(duration) s")
+            return
+        }
+        switch state.ring {
+        case .idle:
+            fx.log(.warning, "snooze ignored: nothing is ringing or snoozed")
+        case .ringing(var r):
+            let until = now.addingTimeInterval(duration ?? r.snoozeLength)
+            fx.stopAudio()
+            end(r, .snoozed, now: now, reason: nil, &fx)
+            r.snoozedFor = duration ?? r.snoozeLength
+            state.ring = .snoozed(r, until: until)
+            fx.log(.notice, "\(Self.name(r.occurrence.alarm)) snoozed until \(RFC3339.format(until, in: r.zone))")
+        case .snoozed(var r, _):
+            let until = now.addingTimeInterval(duration ?? r.snoozeLength)
+            r.snoozedFor = duration ?? r.snoozeLength
+            state.ring = .snoozed(r, until: until)
+            fx.log(.notice, "\(Self.name(r.occurrence.alarm)) snooze restarted: until \(RFC3339.format(until, in: r.zone))")
+        }
+    }
+
+    mutating func stop(now: Date, _ fx: inout Effects) {
+        switch state.ring {
+        case .idle:
+            fx.log(.warning, "stop ignored: nothing is ringing or snoozed")
+        case .ringing(let r):
+            fx.stopAudio()
+            end(r, .stopped, now: now, reason: nil, &fx)
+            state.ring = .idle
+            fx.log(.notice, "\(Self.name(r.occurrence.alarm)) stopped")
+        case .snoozed(let r, _):
+            state.ring = .idle
+            fx.log(.notice, "\(Self.name(r.occurrence.alarm)) stopped while snoozed: it will not ring again")
+        }
+    }
+
+    mutating func ringNow(sound: String?, now: Date, zone: TimeZone, _ fx: inout Effects) {
+        preempt(by: "ring now", now: now, &fx)
+        let r = Ringing(
+            occurrence: Occurrence(alarm: nil, scheduled: now), merged: [], label: nil, sound: sound,
+            volume: settings.volume, fadeIn: settings.fadeIn, snoozeLength: settings.snooze, ringLength: settings.ring,
+            zoneIdentifier: zone.identifier, late: false, episodeStart: now, deadline: now.addingTimeInterval(settings.ring),
+            firstFrame: nil, playing: nil, reason: nil, failed: false, retryAt: nil, snoozedFor: nil)
+        state.ring = .ringing(r)
+        fx.startRinging(request(r))
+        fx.log(.notice, "ringing now" + (sound.map { " with '\($0)'" } ?? " with the default tone"))
+    }
+
+    mutating func playbackStarted(sound: String?, reason: String?, now: Date, _ fx: inout Effects) {
+        guard case .ringing(var r) = state.ring else {
+            fx.stopAudio()
+            fx.log(.warning, "playback started while \(stateName): stopping it")
+            return
+        }
+        if r.firstFrame == nil { r.firstFrame = now }
+        r.playing = sound ?? "default"
+        r.reason = reason
+        r.retryAt = nil
+        state.ring = .ringing(r)
+        if let reason { fx.log(.warning, "\(Self.name(r.occurrence.alarm)): playing the default tone: \(reason)") }
+    }
+
+    mutating func playbackFailed(reason: String, now: Date, _ fx: inout Effects) {
+        guard case .ringing(var r) = state.ring else {
+            fx.log(.warning, "playback failure while \(stateName) ignored: \(reason)")
+            return
+        }
+        r.failed = true
+        r.reason = reason
+        let retry = now.addingTimeInterval(settings.retryDelay)
+        r.retryAt = retry < r.deadline ? retry : nil
+        state.ring = .ringing(r)
+        fx.log(.error, "\(Self.name(r.occurrence.alarm)): playback failed: \(reason)" + (r.retryAt != nil ? "; retrying in \(Durations.format(settings.retryDelay))" : ""))
+    }
+
+    // MARK: Helpers
+
+    /// Writes the history of one ring episode: one entry for its occurrence and one for each
+    /// occurrence that rang with it. An episode in which nothing ever played is `failed`.
+    func end(_ r: Ringing, _ outcome: RingOutcome, now: Date, reason extra: String?, _ fx: inout Effects) {
+        let failed = r.failed && r.firstFrame == nil
+        let reason = [r.reason, extra].compactMap { $0 }.joined(separator: "; ")
+        for (i, o) in ([r.occurrence] + r.merged).enumerated() {
+            var why = reason
+            if i > 0 { why = ([why] + ["rang together with \(Self.name(r.occurrence.alarm))"]).filter { !$0.isEmpty }.joined(separator: "; ") }
+            fx.record(HistoryEntry(
+                alarm: o.alarm, scheduled: o.scheduled, started: r.firstFrame, ended: now,
+                outcome: failed ? .failed : outcome, sound: r.playing, reason: why.isEmpty ? nil : why,
+                late: r.late, zone: r.zone))
+        }
+    }
+
+    func makeRinging(_ a: Alarm, scheduled: Date, merged: [Occurrence], now: Date, late: Bool, zone: TimeZone) -> Ringing {
+        let length = a.ring ?? settings.ring
+        return Ringing(
+            occurrence: Occurrence(alarm: a.id, scheduled: scheduled), merged: merged, label: a.label, sound: a.sound,
+            volume: a.volume ?? settings.volume, fadeIn: a.fadeIn ?? settings.fadeIn,
+            snoozeLength: a.snooze ?? settings.snooze, ringLength: length,
+            zoneIdentifier: a.displayZone(systemZone: zone).identifier, late: late, episodeStart: now,
+            deadline: now.addingTimeInterval(length), firstFrame: nil, playing: nil, reason: nil, failed: false,
+            retryAt: nil, snoozedFor: nil)
+    }
+
+    func newEpisode(_ r: Ringing, now: Date, late: Bool) -> Ringing {
+        var n = r
+        n.late = late
+        n.episodeStart = now
+        n.deadline = now.addingTimeInterval(r.ringLength)
+        n.firstFrame = nil
+        n.playing = nil
+        n.reason = nil
+        n.failed = false
+        n.retryAt = nil
+        n.snoozedFor = nil
+        return n
+    }
+
+    func request(_ r: Ringing) -> RingRequest {
+        RingRequest(
+            alarm: r.occurrence.alarm, label: r.label, sound: r.sound, volume: r.volume, fadeIn: r.fadeIn,
+            scheduled: r.occurrence.scheduled, late: r.late)
+    }
+
+    /// Marks of alarms no longer stored are kept (an alarm removed and re-added must not ring
+    /// again) until a backward jump could no longer reach them.
+    mutating func pruneMarks(now: Date) {
+        let ids = Set(alarms.map(\.id))
+        let horizon = now.addingTimeInterval(-settings.backwardJumpLimit)
+        state.marks = state.marks.filter { ids.contains($0.key) || $0.value > horizon }
+    }
+
+    static func unique(_ list: [Alarm]) -> [Alarm] {
+        var seen = Set<String>()
+        return list.filter { seen.insert($0.id).inserted }
+    }
+}

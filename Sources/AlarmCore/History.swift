@@ -1,0 +1,118 @@
+import Foundation
+
+/// How a ring episode ended, or why an occurrence never rang.
+public enum RingOutcome: String, Codable, Sendable {
+    /// `alarm stop`.
+    case stopped
+    /// `alarm snooze`: a later episode of the same occurrence follows.
+    case snoozed
+    /// The ring length passed (auto-silence), or a newer alarm took over the speaker.
+    case silenced
+    /// Passed by more than the grace window (daemon down, clock jump, snooze end while down).
+    case missed
+    /// Neither the sound nor the default tone could be played.
+    case failed
+}
+
+/// One line of history: one ring episode of one occurrence (an occurrence snoozed twice and
+/// stopped has three entries, `snoozed`, `snoozed`, `stopped`, with the same `scheduled`), or one
+/// missed occurrence.
+///
+/// JSON keys: `alarm`, `scheduled`, `started`, `ended`, `outcome`, `sound`, `reason`, `late`.
+/// Instants are RFC 3339 with milliseconds, in `zone` (the alarm's display zone).
+public struct HistoryEntry: Equatable, Sendable {
+    /// The alarm's id; nil for `alarm ring` (ring now).
+    public var alarm: String?
+    /// The occurrence's instant (the instant `alarm ring` was asked for a manual ring).
+    public var scheduled: Date
+    /// When the first frame went to the sound device; nil if none did.
+    public var started: Date?
+    /// When the sound stopped (or the occurrence was given up).
+    public var ended: Date?
+    public var outcome: RingOutcome
+    /// The sound file played, or `default` for the default tone; nil when nothing played.
+    public var sound: String?
+    /// Why the default tone played instead of the alarm's sound, why playback failed, or why the
+    /// occurrence was missed or superseded.
+    public var reason: String?
+    /// Rung after its instant by more than the engine's tolerance (a clock jump, a restart).
+    public var late: Bool
+    /// The zone the instants are written in; not part of the JSON (each timestamp has its offset).
+    public var zone: TimeZone
+
+    public init(
+        alarm: String?, scheduled: Date, started: Date?, ended: Date?, outcome: RingOutcome, sound: String?,
+        reason: String?, late: Bool, zone: TimeZone
+    ) {
+        self.alarm = alarm
+        self.scheduled = scheduled
+        self.started = started
+        self.ended = ended
+        self.outcome = outcome
+        self.sound = sound
+        self.reason = reason
+        self.late = late
+        self.zone = zone
+    }
+}
+
+extension HistoryEntry: Codable {
+    enum CodingKeys: String, CodingKey {
+        case alarm, scheduled, started, ended, outcome, sound, reason, late
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let (scheduled, zone) = try TimestampCoding.decode(c, .scheduled)
+        self.init(
+            alarm: try c.decodeIfPresent(String.self, forKey: .alarm),
+            scheduled: scheduled,
+            started: try TimestampCoding.decodeIfPresent(c, .started),
+            ended: try TimestampCoding.decodeIfPresent(c, .ended),
+            outcome: try c.decode(RingOutcome.self, forKey: .outcome),
+            sound: try c.decodeIfPresent(String.self, forKey: .sound),
+            reason: try c.decodeIfPresent(String.self, forKey: .reason),
+            late: try c.decodeIfPresent(Bool.self, forKey: .late) ?? false,
+            zone: zone)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(alarm, forKey: .alarm)
+        try c.encode(RFC3339.format(scheduled, in: zone, milliseconds: true), forKey: .scheduled)
+        try c.encode(started.map { RFC3339.format($0, in: zone, milliseconds: true) }, forKey: .started)
+        try c.encode(ended.map { RFC3339.format($0, in: zone, milliseconds: true) }, forKey: .ended)
+        try c.encode(outcome, forKey: .outcome)
+        try c.encode(sound, forKey: .sound)
+        try c.encode(reason, forKey: .reason)
+        try c.encode(late, forKey: .late)
+    }
+}
+
+/// RFC 3339 strings in JSON, read back with the offset they were written in.
+enum TimestampCoding {
+    static func decode<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K) throws -> (Date, TimeZone) {
+        let text = try c.decode(String.self, forKey: key)
+        guard let date = RFC3339.parse(text) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "'\(text)' is not an RFC 3339 timestamp")
+        }
+        return (date, zone(of: text))
+    }
+
+    static func decodeIfPresent<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K) throws -> Date? {
+        guard c.contains(key), try c.decodeNil(forKey: key) == false else { return nil }
+        return try decode(c, key).0
+    }
+
+    /// A fixed-offset zone from a timestamp's `Z` or `±HH:MM` suffix (UTC if unreadable).
+    static func zone(of text: String) -> TimeZone {
+        let utc = TimeZone(identifier: "UTC")!
+        let s = Array(text.trimmingCharacters(in: .whitespaces).utf8)
+        guard s.count >= 6 else { return utc }
+        let tail = Array(s.suffix(6))
+        guard tail[0] == UInt8(ascii: "+") || tail[0] == UInt8(ascii: "-"), tail[3] == UInt8(ascii: ":") else { return utc }
+        func d(_ i: Int) -> Int { Int(tail[i]) - 48 }
+        let seconds = ((d(1) * 10 + d(2)) * 60 + d(4) * 10 + d(5)) * 60
+        return TimeZone(secondsFromGMT: tail[0] == UInt8(ascii: "-") ? -seconds : seconds) ?? utc
+    }
+}

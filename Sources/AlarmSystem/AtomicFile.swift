@@ -1,0 +1,95 @@
+import CLinux
+import Glibc
+
+/// Whole-file reads and crash-safe writes: a reader sees the old content or the new, never a
+/// mix, and after `write` returns the new content survives a power cut.
+public enum AtomicFile {
+    /// The whole file, or nil when it does not exist.
+    ///
+    /// The corresponding C functions are `open`, `read` and `close`.
+    public static func read(_ path: String) throws -> [UInt8]? {
+        let fd: Int32
+        do {
+            fd = try valueOrErrno("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
+        } catch let e as SystemError where e.errno == ENOENT {
+            return nil
+        }
+        defer { _ = close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = try chunk.withUnsafeMutableBytes { buf in
+                try valueOrErrno("read \(path)") { Glibc.read(fd, buf.baseAddress, buf.count) }
+            }
+            if n == 0 { return out }
+            out.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// Replaces the file's content atomically: writes a temporary file in the same directory,
+    /// fsyncs it, renames it over `path`, then fsyncs the directory so the rename itself is
+    /// durable. On failure the old file is untouched and the temporary file removed.
+    ///
+    /// The corresponding C functions are `open`, `write`, `fsync`, `rename` and `close`.
+    public static func write(_ bytes: [UInt8], to path: String, permissions: UInt32 = 0o644) throws {
+        let dir = directory(of: path)
+        let temp = dir + "/." + baseName(of: path) + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = try valueOrErrno("open \(temp)") { open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions) }
+        do {
+            try writeAll(fd, bytes, path: temp)
+            try valueOrErrno("fsync \(temp)") { fsync(fd) }
+            try valueOrErrno("close \(temp)") { close(fd) }
+        } catch {
+            _ = close(fd)
+            _ = unlink(temp)
+            throw error
+        }
+        do {
+            try valueOrErrno("rename \(temp) to \(path)") { rename(temp, path) }
+        } catch {
+            _ = unlink(temp)
+            throw error
+        }
+        try syncDirectory(dir)
+    }
+
+    /// Appends `bytes` with one `write` on an `O_APPEND` descriptor, then fsyncs: concurrent
+    /// appenders never interleave within one call on a local file system. Creates the file.
+    ///
+    /// The corresponding C functions are `open`, `write`, `fsync` and `close`.
+    public static func append(_ bytes: [UInt8], to path: String, permissions: UInt32 = 0o644) throws {
+        let fd = try valueOrErrno("open \(path)") { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, permissions) }
+        defer { _ = close(fd) }
+        try writeAll(fd, bytes, path: path)
+        try valueOrErrno("fsync \(path)") { fsync(fd) }
+    }
+
+    /// Makes renames and creations in `dir` durable.
+    ///
+    /// The corresponding C functions are `open` and `fsync`.
+    static func syncDirectory(_ dir: String) throws {
+        let fd = try valueOrErrno("open \(dir)") { open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { _ = close(fd) }
+        try valueOrErrno("fsync \(dir)") { fsync(fd) }
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+        try bytes.withUnsafeBytes { buf in
+            var done = 0
+            while done < buf.count {
+                done += try valueOrErrno("write \(path)") { Glibc.write(fd, buf.baseAddress! + done, buf.count - done) }
+            }
+        }
+    }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let d = String(path[..<slash])
+        return d.isEmpty ? "/" : d
+    }
+
+    static func baseName(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+}

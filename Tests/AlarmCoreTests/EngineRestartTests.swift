@@ -1,0 +1,250 @@
+import Foundation
+import Testing
+
+@testable import AlarmCore
+
+/// Restarts and crashes: the persisted state brings back snoozes and ringing alarms, catches up
+/// what was missed while down, and never rings an occurrence twice.
+@Suite struct EngineRestartTests {
+    let utc = zone("UTC")
+
+    /// The state survives its JSON form (what the daemon writes to state.json).
+    func roundTrip(_ s: EngineState?) throws -> EngineState? {
+        guard let s else { return nil }
+        return try JSONDecoder().decode(EngineState.self, from: JSONEncoder().encode(s))
+    }
+
+    @Test func restartWhileSnoozedReRingsWhenTheSnoozeEnds() throws {
+        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.send(.snooze(300))
+        rig.persisted = try roundTrip(rig.persisted)
+        rig.restart(at: at("2026-05-04T07:02:00Z"))
+        #expect(rig.status?.state == .snoozed)
+        #expect(rig.timer == at("2026-05-04T07:05:00Z"))
+        #expect(rig.rings.count == 1)
+        rig.run(until: at("2026-05-04T07:05:00Z"))
+        #expect(rig.rings.count == 2)
+        #expect(rig.rings.last?.late == false)
+        #expect(rig.rings.last?.scheduled == at("2026-05-04T07:00:00Z"))
+    }
+
+    @Test func restartAfterTheSnoozeEndedWithinGraceRingsNowLate() throws {
+        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.send(.snooze(300))
+        rig.persisted = try roundTrip(rig.persisted)
+        rig.restart(at: at("2026-05-04T07:09:00Z"))
+        #expect(rig.rings.count == 2)
+        #expect(rig.rings.last?.late == true)
+        #expect(rig.status?.state == .ringing)
+    }
+
+    @Test func restartLongAfterTheSnoozeEndedRecordsMissed() throws {
+        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.send(.snooze(300))
+        rig.restart(at: at("2026-05-04T08:00:00Z"))
+        #expect(rig.rings.count == 1)
+        #expect(rig.history.map(\.outcome) == [.snoozed, .missed])
+        #expect(rig.status?.state == .idle)
+    }
+
+    @Test func killedWhileRingingRingsAgainUntilTheRingLengthPasses() throws {
+        var rig = Rig([try alarm("wake", "07:00", ring: 600)], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.played()
+        rig.persisted = try roundTrip(rig.persisted)
+        rig.restart(at: at("2026-05-04T07:03:00Z"))
+        #expect(rig.rings.count == 2)
+        #expect(rig.playing?.alarm == "wake")
+        #expect(rig.timer == at("2026-05-04T07:10:00Z"))  // the original deadline
+        rig.run(until: at("2026-05-04T07:10:00Z"))
+        #expect(rig.history.map(\.outcome) == [.silenced])
+    }
+
+    @Test func killedWhileRingingAndDownPastTheRingLengthIsSilenced() throws {
+        var rig = Rig([try alarm("wake", "07:00", ring: 600)], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.restart(at: at("2026-05-04T07:30:00Z"))
+        #expect(rig.rings.count == 1)
+        #expect(rig.history.map(\.outcome) == [.silenced])
+        #expect(rig.history.first?.reason == "ring length passed while the daemon was down")
+    }
+
+    @Test func restartAfterRingingNeverRingsTheSameOccurrenceAgain() throws {
+        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.send(.stop)
+        rig.persisted = try roundTrip(rig.persisted)
+        rig.restart(at: at("2026-05-04T07:01:00Z"))
+        // Even with the clock set back before the occurrence:
+        rig.restart(at: at("2026-05-04T06:59:00Z"))
+        rig.run(until: at("2026-05-04T12:00:00Z"))
+        #expect(rig.rings.count == 1)
+    }
+
+    @Test func missedWhileDownWithinGraceRingsLate() throws {
+        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.persisted = try roundTrip(rig.persisted)
+        rig.restart(at: at("2026-05-04T07:09:59Z"))
+        #expect(rig.rings.map(\.scheduled) == [at("2026-05-04T07:00:00Z")])
+        #expect(rig.rings.first?.late == true)
+        rig.send(.stop)
+        #expect(rig.history.first?.late == true)
+        #expect(rig.history.first?.outcome == .stopped)
+    }
+
+    @Test func missedWhileDownBeyondGraceIsRecordedAsMissedOncePerOccurrence() throws {
+        var rig = Rig([try alarm("wake", "07:00"), try alarm("evening", "19:00"), try alarm("once", "08:00", once: true)], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.restart(at: at("2026-05-05T06:00:00Z"))
+        #expect(rig.rings.isEmpty)
+        #expect(rig.history.map(\.alarm) == ["wake", "evening", "once"])
+        #expect(rig.history.allSatisfy { $0.outcome == .missed && $0.late && $0.started == nil })
+        #expect(rig.history.map(\.scheduled) == [at("2026-05-04T07:00:00Z"), at("2026-05-04T19:00:00Z"), at("2026-05-04T08:00:00Z")])
+        #expect(rig.store.map(\.id) == ["wake", "evening"])
+        rig.restart(at: at("2026-05-05T06:01:00Z"))
+        #expect(rig.history.count == 3)
+    }
+
+    @Test func missedOccurrencesOlderThanADayAreSummedUpNotListed() throws {
+        var rig = Rig([try alarm("wake", "07:00"), try alarm("once", "08:00", once: true)], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.restart(at: at("2026-05-14T12:00:00Z"))
+        #expect(rig.rings.isEmpty)
+        #expect(rig.history.map(\.alarm) == ["wake", "once"])
+        #expect(rig.history.map(\.scheduled) == [at("2026-05-14T07:00:00Z"), at("2026-05-04T08:00:00Z")])
+        #expect(rig.logged(.warning, containing: "'wake': occurrences from 2026-05-04T07:00:00+00:00 to 2026-05-13T12:00:00+00:00 passed unrung"))
+    }
+
+    @Test func aClockThatStartsIn1970ThenSyncsListsAtMostTheLastDay() throws {
+        // First start ever on a Pi without a real-time clock, then NTP's first sync.
+        var rig = Rig([try alarm("wake", "07:00")], now: at("1970-01-01T00:00:10Z"), zone: utc)
+        rig.jump(to: at("2026-05-04T06:00:00Z"))
+        // The engine cannot tell this jump from a long idle stretch: it lists the last day's
+        // occurrence as missed (no more), and rings nothing stale.
+        #expect(rig.history.map(\.scheduled) == [at("2026-05-03T07:00:00Z")])
+        #expect(rig.history.allSatisfy { $0.outcome == .missed })
+        #expect(rig.rings.isEmpty)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        #expect(rig.rings.count == 1)
+    }
+
+    @Test func aClockGlitchTo1970AndBackNeverRingsTwiceNorCatchesUp() throws {
+        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.now = at("2026-05-04T07:01:00Z")
+        rig.send(.stop)
+        rig.jump(to: at("1970-01-01T00:00:05Z"))
+        #expect(rig.logged(.warning, containing: "clock moved back"))
+        rig.persisted = try roundTrip(rig.persisted)
+        rig.restart(at: at("1970-01-01T00:00:30Z"))  // a reboot while the clock is wrong
+        rig.jump(to: at("2026-05-04T07:03:00Z"))  // NTP
+        #expect(rig.logged(.notice, containing: "occurrences up to then were handled already"))
+        #expect(rig.rings.count == 1)
+        #expect(rig.history.map(\.outcome) == [.stopped])
+        rig.run(until: at("2026-05-05T07:00:00Z"))
+        #expect(rig.rings.count == 2)
+    }
+
+    @Test func longDowntimeListsAFewMissedAndSkipsAhead() throws {
+        var rig = Rig([try alarm("often", "*:*:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.restart(at: at("2026-05-05T06:00:00Z"))
+        #expect(rig.history.count == Engine.missedListLimit)
+        #expect(rig.logged(.warning, containing: "more missed occurrences"))
+        // Within grace: the last ten minutes ring, as one.
+        #expect(rig.rings.count == 1)
+        #expect(rig.rings.first?.scheduled == at("2026-05-05T06:00:00Z"))
+    }
+
+    @Test func alarmAddedWhileDownIsCaughtUpFromTheLastRun() throws {
+        var rig = Rig([], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.store = [try alarm("wake", "07:00")]
+        rig.restart(at: at("2026-05-04T07:05:00Z"))
+        #expect(rig.rings.map(\.alarm) == ["wake"])
+    }
+
+    @Test func firstStartWithoutStateDoesNotRingThePast() throws {
+        let rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T07:05:00Z"), zone: utc)
+        #expect(rig.rings.isEmpty)
+        #expect(rig.history.isEmpty)
+        #expect(rig.logged(.notice, containing: "no saved state"))
+    }
+
+    @Test func stateIsPersistedBeforeTheSoundStarts() throws {
+        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        let persist = try #require(rig.last.firstIndex { if case .persistState = $0 { true } else { false } })
+        let start = try #require(rig.last.firstIndex { $0.isStartRinging })
+        #expect(persist < start)
+    }
+}
+
+/// The JSON forms other programs read: exact keys.
+@Suite struct EngineJSONTests {
+    func object(_ value: some Encodable) throws -> [String: Any] {
+        let data = try JSONEncoder().encode(value)
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test func historyEntryHasExactlyTheDocumentedKeys() throws {
+        let berlin = zone("Europe/Berlin")
+        let e = HistoryEntry(
+            alarm: "wake", scheduled: at("2026-05-04T07:00:00+02:00"), started: at("2026-05-04T07:00:00.012+02:00"),
+            ended: at("2026-05-04T07:03:00.5+02:00"), outcome: .stopped, sound: "default", reason: "sound 'x.wav' not found",
+            late: false, zone: berlin)
+        let o = try object(e)
+        #expect(Set(o.keys) == ["alarm", "scheduled", "started", "ended", "outcome", "sound", "reason", "late"])
+        #expect(o["scheduled"] as? String == "2026-05-04T07:00:00.000+02:00")
+        #expect(o["started"] as? String == "2026-05-04T07:00:00.012+02:00")
+        #expect(o["ended"] as? String == "2026-05-04T07:03:00.500+02:00")
+        #expect(o["outcome"] as? String == "stopped")
+        #expect(o["late"] as? Bool == false)
+        let back = try JSONDecoder().decode(HistoryEntry.self, from: JSONEncoder().encode(e))
+        #expect(back.scheduled == e.scheduled && back.started == e.started && back.ended == e.ended)
+        #expect(back.outcome == .stopped && back.reason == e.reason && back.sound == "default")
+        #expect(back.zone.secondsFromGMT() == 7200)
+    }
+
+    @Test func missedEntryHasNullStartedAndEnded() throws {
+        let e = HistoryEntry(alarm: "wake", scheduled: at("2026-05-04T07:00:00Z"), started: nil, ended: nil, outcome: .missed, sound: nil, reason: "x", late: true, zone: zone("UTC"))
+        let o = try object(e)
+        #expect(o["started"] is NSNull)
+        #expect(o["ended"] is NSNull)
+        #expect(o["sound"] is NSNull)
+        let back = try JSONDecoder().decode(HistoryEntry.self, from: JSONEncoder().encode(e))
+        #expect(back.started == nil && back.outcome == .missed && back.late)
+    }
+
+    @Test func statusHasExactlyTheDocumentedKeys() throws {
+        let s = EngineStatus(
+            state: .snoozed, alarm: "wake", sound: "birds.wav", reason: nil, snoozedUntil: at("2026-05-04T07:09:00Z"),
+            next: .init(id: "wake", at: at("2026-05-05T07:00:00Z")), zone: zone("Europe/London"))
+        let o = try object(s)
+        #expect(Set(o.keys) == ["state", "alarm", "sound", "reason", "snoozed_until", "next"])
+        #expect(o["state"] as? String == "snoozed")
+        #expect(o["snoozed_until"] as? String == "2026-05-04T08:09:00+01:00")
+        #expect(o["reason"] is NSNull)
+        let next = try #require(o["next"] as? [String: Any])
+        #expect(Set(next.keys) == ["id", "at"])
+        #expect(next["at"] as? String == "2026-05-05T08:00:00+01:00")
+        let back = try JSONDecoder().decode(EngineStatus.self, from: JSONEncoder().encode(s))
+        #expect(back.state == .snoozed && back.next?.at == s.next?.at && back.snoozedUntil == s.snoozedUntil)
+    }
+
+    @Test func idleStatusHasNulls() throws {
+        let o = try object(EngineStatus(state: .idle, zone: zone("UTC")))
+        #expect(o["state"] as? String == "idle")
+        for k in ["alarm", "sound", "reason", "snoozed_until", "next"] { #expect(o[k] is NSNull, "\(k)") }
+    }
+
+    @Test func engineStateRoundTripsExactly() throws {
+        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00.123456Z"), zone: zone("UTC"))
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.now = at("2026-05-04T07:00:00.0004Z")
+        rig.played()
+        rig.send(.snooze(5))
+        let s = try #require(rig.persisted)
+        let back = try JSONDecoder().decode(EngineState.self, from: JSONEncoder().encode(s))
+        #expect(back == s)
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import Testing
+
+@testable import AlarmCore
+
+/// A deterministic random generator (SplitMix64), so a failing seed can be replayed.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Many simulated days of random snoozes, stops, zone swaps, clock jumps, restarts, reloads and
+/// manual rings.
+/// An independent bookkeeper works out from the timeline alone which occurrences must ring (on
+/// time, or late after a jump or a restart within grace) and which must be recorded as missed;
+/// the engine's actions must match it exactly: nothing rings twice, nothing is left out, nothing
+/// rings that should not.
+@Suite struct EngineSoakTests {
+    struct Key: Hashable, CustomStringConvertible {
+        var alarm: String
+        var at: Date
+        var description: String { "\(alarm)@\(RFC3339.format(at, in: TimeZone(identifier: "UTC")!))" }
+    }
+
+    enum Expect: Equatable {
+        case onTime, late(Bool), missed
+        /// Passed unrung more than a day ago: summed up in a log line, no history entry.
+        case unlisted
+    }
+
+    struct Bookkeeper {
+        let alarms: [Alarm]
+        let settings: EngineSettings
+        /// The latest instant the engine was told about: occurrences at or before it were
+        /// handled (the engine only learns that time passed through events).
+        var reached: Date
+        var expected: [Key: Expect] = [:]
+
+        /// Time ran continuously from `from` to `to` in `zone` (the daemon was up, no clock set).
+        mutating func ran(from: Date, to: Date, zone: TimeZone) {
+            for (a, t) in occurrences(from: from, to: to, zone: zone) { expect(Key(alarm: a.id, at: t), .onTime) }
+        }
+
+        /// The clock jumped, or the daemon was down, from `from` to `to`.
+        mutating func skipped(from: Date, to: Date, zone: TimeZone) {
+            for (a, t) in occurrences(from: from, to: to, zone: zone) {
+                let late = to.timeIntervalSince(t)
+                let old = late >= settings.missedHistoryHorizon && !a.ringsOnce
+                expect(Key(alarm: a.id, at: t), old ? .unlisted : late > settings.grace ? .missed : .late(late > settings.lateTolerance))
+            }
+        }
+
+        private mutating func expect(_ k: Key, _ e: Expect) {
+            if let old = expected[k] { Issue.record("bookkeeper saw \(k) twice (\(old), \(e))") }
+            expected[k] = e
+        }
+
+        /// Occurrences in (max(from, reached), to]: what lies before `reached` was handled already.
+        private func occurrences(from: Date, to: Date, zone: TimeZone) -> [(Alarm, Date)] {
+            var out: [(Alarm, Date)] = []
+            let start = max(from, reached)
+            guard start < to else { return out }
+            for a in alarms {
+                var t = start
+                while let n = a.nextRing(after: t, systemZone: zone), n <= to {
+                    out.append((a, n))
+                    t = n
+                }
+            }
+            return out
+        }
+    }
+
+    static let zones = ["Europe/London", "America/New_York", "Europe/Berlin", "Asia/Tokyo", "Australia/Lord_Howe", "UTC", "Asia/Kolkata", "Pacific/Chatham"]
+
+    func alarms() throws -> [Alarm] {
+        var list = [
+            try alarm("weekday", "Mon..Fri 06:30"),
+            try alarm("daily", "07:00"),
+            try alarm("same", "07:00"),  // coincides with "daily"
+            try alarm("night", "02:30"),  // in DST gaps somewhere
+            try alarm("overlap", "01:30"),
+            try alarm("pinned", "08:15 America/New_York"),
+            try alarm("pinned2", "Sat,Sun 09:00 Australia/Lord_Howe"),
+            try alarm("often", "*-*-* 0/5:10:00", snooze: 60, ring: 120),
+            try alarm("monthly", "*-*-01 12:00"),
+        ]
+        let base = at("2026-03-01T00:00:00Z")
+        for i in 0..<12 {
+            list.append(instantAlarm("at\(i)", base.addingTimeInterval(Double(i) * 4.7 * 86400 + 3600 * Double(i % 5))))
+        }
+        return list
+    }
+
+    @Test(arguments: 1...12)
+    func everyOccurrenceRingsExactlyOnceThroughRandomDays(seed: Int) throws {
+        var rng = SeededRandom(seed: UInt64(seed) &* 7919)
+        let list = try alarms()
+        let settings = EngineSettings.defaults
+        var z = zone(Self.zones[seed % Self.zones.count])
+        let start = at("2026-03-01T00:00:00Z")
+        let end = at("2026-04-30T00:00:00Z")
+        var rig = Rig(list, now: start, zone: z, settings: settings)
+        var book = Bookkeeper(alarms: list, settings: settings, reached: start)
+        var steps = 0
+
+        var trace: [String] = []
+        func note(_ what: String, _ rig: Rig) {
+            trace.append("\(RFC3339.format(rig.now, in: TimeZone(identifier: "UTC")!)) \(rig.zone.identifier): \(what)")
+        }
+        while rig.now < end {
+            steps += 1
+            let h0 = rig.history.count, r0 = rig.rings.count
+            let roll = Double.random(in: 0..<1, using: &rng)
+            let from = rig.now
+            if rig.playing != nil, roll < 0.5 {
+                // Someone reacts after a while (sometimes after the ring length: auto-silence).
+                let to = from.addingTimeInterval(Double(Int.random(in: 0...900, using: &rng)))
+                rig.run(until: to)
+                book.ran(from: from, to: to, zone: z)
+                if rig.playing != nil {
+                    if Bool.random(using: &rng) {
+                        rig.send(.snooze(Bool.random(using: &rng) ? nil : Double(Int.random(in: 1...600, using: &rng))))
+                    } else {
+                        rig.send(.stop)
+                    }
+                }
+            } else if roll < 0.75 {
+                let to = from.addingTimeInterval(Double(Int.random(in: 1...(8 * 3600), using: &rng)))
+                rig.run(until: to)
+                book.ran(from: from, to: to, zone: z)
+            } else if roll < 0.82 {
+                z = zone(Self.zones.randomElement(using: &rng)!)
+                rig.changeZone(z)
+            } else if roll < 0.88 {
+                // Forward jump: small (within grace) or large.
+                let by = Bool.random(using: &rng) ? Int.random(in: 1...700, using: &rng) : Int.random(in: 1...(30 * 3600), using: &rng)
+                let to = from.addingTimeInterval(Double(by))
+                rig.jump(to: to)
+                book.skipped(from: from, to: to, zone: z)
+            } else if roll < 0.93 {
+                rig.jump(to: from.addingTimeInterval(-Double(Int.random(in: 1...(5 * 3600), using: &rng))))
+            } else if roll < 0.97 {
+                let to = from.addingTimeInterval(Double(Int.random(in: 0...(3 * 3600), using: &rng)))
+                rig.persisted = try rig.persisted.map { try JSONDecoder().decode(EngineState.self, from: JSONEncoder().encode($0)) }
+                rig.restart(at: to)
+                book.skipped(from: from, to: to, zone: z)
+            } else if roll < 0.985 {
+                rig.send(.alarmsChanged(rig.store))
+            } else {
+                rig.send(.ringNow(sound: nil))
+            }
+            book.reached = max(book.reached, rig.latestEvent)
+            note("from \(RFC3339.format(from, in: TimeZone(identifier: "UTC")!)) roll \(roll) rings \(rig.rings[r0...].map { "\($0.alarm ?? "-")@\($0.scheduled)" }) history \(rig.history[h0...].map { "\($0.alarm ?? "-")@\($0.scheduled) \($0.outcome)" })", rig)
+        }
+        if ProcessInfo.processInfo.environment["SOAK_TRACE"] == "\(seed)" { print(trace.joined(separator: "\n")) }
+        if rig.playing != nil { rig.send(.stop) }
+        try check(rig, book, seed: seed, steps: steps)
+    }
+
+    func check(_ rig: Rig, _ book: Bookkeeper, seed: Int, steps: Int) throws {
+        // Replay what happened per occurrence: fresh rings, re-rings and history, in order.
+        enum Happening { case ring(late: Bool, at: Date), entry(HistoryEntry) }
+        var seen: [Key: [Happening]] = [:]
+        var order: [(Key, Happening)] = []
+        for (r, t) in zip(rig.rings, rig.ringTimes) {
+            guard let id = r.alarm else { continue }
+            order.append((Key(alarm: id, at: r.scheduled), .ring(late: r.late, at: t)))
+        }
+        // History and rings are separate streams; what matters per key is terminal-ness.
+        var terminal: Set<Key> = []
+        var terminalCount: [Key: Int] = [:]
+        for e in rig.history {
+            guard let id = e.alarm else { continue }
+            let k = Key(alarm: id, at: e.scheduled)
+            seen[k, default: []].append(.entry(e))
+            if e.outcome != .snoozed {
+                terminalCount[k, default: 0] += 1
+                terminal.insert(k)
+            }
+        }
+        for (k, h) in order { seen[k, default: []].append(h) }
+
+        var problems: [String] = []
+        for (k, n) in terminalCount where n > 1 { problems.append("\(k) ended \(n) times") }
+        // Every fresh ring of a key comes before its terminal entry: at most one "first ring".
+
+        for (k, happenings) in seen {
+            guard let expect = book.expected[k] else {
+                problems.append("\(k) happened but was never due: \(happenings.count) event(s)")
+                continue
+            }
+            let entries = happenings.compactMap { if case .entry(let e) = $0 { e } else { nil } }
+            let rings = happenings.compactMap { if case .ring(let late, let t) = $0 { (late, t) } else { nil } }
+            switch expect {
+            case .unlisted:
+                problems.append("\(k) passed over a day ago: expected no ring and no entry, got \(happenings.count)")
+            case .missed:
+                if !rings.isEmpty { problems.append("\(k) should be missed but rang") }
+                if entries.first?.outcome != .missed { problems.append("\(k) should be missed: \(entries.map(\.outcome))") }
+            case .onTime, .late:
+                let merged = entries.first?.reason?.contains("rang together with") == true
+                if rings.isEmpty && !merged { problems.append("\(k) should ring but did not: \(entries.map(\.outcome))") }
+                if entries.first?.outcome == .missed { problems.append("\(k) should ring but was recorded missed") }
+                if let first = entries.first {
+                    let late: Bool = { if case .late(let l) = expect { return l } else { return false } }()
+                    if first.late != late && !merged { problems.append("\(k) late \(first.late), expected \(late)") }
+                }
+                if case .onTime = expect, let r = rings.first, r.1 != k.at, !merged {
+                    problems.append("\(k) rang at \(r.1), not on time")
+                }
+            }
+        }
+        for (k, e) in book.expected where seen[k] == nil && e != .unlisted {
+            problems.append("\(k) was due (\(book.expected[k]!)) but nothing happened: silent")
+        }
+        let summary = problems.prefix(20).joined(separator: "\n")
+        #expect(problems.isEmpty, "seed \(seed), \(steps) steps, \(book.expected.count) occurrences:\n\(summary)")
+        #expect(book.expected.count > 100, "the soak should cover many occurrences (seed \(seed): \(book.expected.count))")
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@testable import AlarmSystem
+
+@Suite struct FileLockTests {
+    @Test func aSecondLockerTimesOutWhileTheFirstHoldsIt() throws {
+        let dir = try temporaryDirectory()
+        let first = try FileLock(path: dir + "/lock", timeout: 1)
+        let start = Date()
+        #expect(throws: LockTimeout(path: dir + "/lock", seconds: 0.2)) {
+            _ = try FileLock(path: dir + "/lock", timeout: 0.2)
+        }
+        let waited = Date().timeIntervalSince(start)
+        #expect(waited >= 0.2 && waited < 2)
+        first.unlock()
+        let second = try FileLock(path: dir + "/lock", timeout: 0.2)
+        second.unlock()
+    }
+
+    @Test func theLockIsReleasedWhenTheHolderGoesAway() throws {
+        let dir = try temporaryDirectory()
+        do { _ = try FileLock(path: dir + "/lock", timeout: 1) }
+        _ = try FileLock(path: dir + "/lock", timeout: 0.1)
+    }
+
+    @Test func aWaiterGetsTheLockOnceItIsReleased() async throws {
+        let dir = try temporaryDirectory()
+        let first = try FileLock(path: dir + "/lock", timeout: 1)
+        let waiter = Task.detached { () throws -> Date in
+            let l = try FileLock(path: dir + "/lock", timeout: 5)
+            defer { l.unlock() }
+            return Date()
+        }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let released = Date()
+        first.unlock()
+        let got = try await waiter.value
+        #expect(got >= released)
+    }
+
+    @Test func threadsIncrementingUnderTheLockLoseNothing() async throws {
+        let dir = try temporaryDirectory()
+        let counter = dir + "/counter"
+        try AtomicFile.write(Array("0".utf8), to: counter)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<6 {
+                group.addTask {
+                    for _ in 0..<40 {
+                        try FileLock.withLock(dir + "/lock", timeout: 10) {
+                            let n = Int(String(decoding: try AtomicFile.read(counter) ?? [], as: UTF8.self))!
+                            try AtomicFile.write(Array(String(n + 1).utf8), to: counter)
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(String(decoding: try AtomicFile.read(counter) ?? [], as: UTF8.self) == "240")
+    }
+
+    @Test func anotherProcessHoldingTheLockIsWaitedFor() throws {
+        let dir = try temporaryDirectory()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        p.arguments = ["-x", dir + "/lock", "sleep", "0.6"]
+        try p.run()
+        // Wait until the child holds it.
+        var held = false
+        for _ in 0..<100 {
+            do {
+                let l = try FileLock(path: dir + "/lock", timeout: 0)
+                l.unlock()
+                Thread.sleep(forTimeInterval: 0.01)
+            } catch is LockTimeout {
+                held = true
+                break
+            }
+        }
+        #expect(held, "the child process should hold the lock")
+        let start = Date()
+        let l = try FileLock(path: dir + "/lock", timeout: 5)
+        #expect(Date().timeIntervalSince(start) > 0.1)
+        l.unlock()
+        p.waitUntilExit()
+    }
+}
