@@ -1,1 +1,0 @@
-print("alarm: the CLI is being built (issue #2)")
