@@ -17,9 +17,13 @@ struct ContainerLayout: Equatable {
     var wavFormatTag: UInt16 = 0
     var wavBitsPerSample = 0
     var wavFactFrames: Int?
+    /// ADPCM frames per block (fmt extension), 0 when absent.
+    var wavSamplesPerBlock = 0
     // AIFF
     var aiffCompression = "NONE"
     var aiffBits = 0
+    /// COMM numSampleFrames: frames for PCM and the laws; packets for 'ima4'.
+    var aiffFrames = 0
     // CAF 'desc' and 'pakt'
     var cafFormatID = ""
     var cafFormatFlags: UInt32 = 0
@@ -92,6 +96,7 @@ enum ContainerScanner {
                 l.channels = Int(f.le16(2))
                 l.sampleRate = Int(f.le32(4))
                 l.wavBitsPerSample = Int(f.le16(14))
+                if size >= 20 { l.wavSamplesPerBlock = Int(f.le16(18)) }
                 if l.wavFormatTag == 0xFFFE, size >= 26 { l.wavFormatTag = f.le16(24) }  // WAVE_FORMAT_EXTENSIBLE sub-format
                 sawFmt = true
             case "fact":
@@ -120,6 +125,7 @@ enum ContainerScanner {
                 guard size >= (aifc ? 22 : 18) else { throw .corrupt(name, detail: "its 'COMM' chunk is \(size) bytes") }
                 let c = Bytes(file.read(at: off, count: min(size, 64)))
                 l.channels = Int(c.be16(0))
+                l.aiffFrames = Int(c.be32(2))
                 l.aiffBits = Int(c.be16(6))
                 let rate = c.extended80(8)
                 l.sampleRate = rate.isFinite && rate >= 0 && rate < 1e7 ? Int(rate.rounded()) : 0

@@ -146,11 +146,16 @@ public enum SoundDecoder {
         try checkShape(channels: channels, rate: rate, name: name)
 
         // The frames that really exist: libsndfile counts ADPCM in whole blocks, the WAV 'fact'
-        // chunk holds the writer's true count.
+        // chunk holds the writer's true count; in AIFF the COMM frame count is the truth (an odd
+        // SSND size with its pad byte must not add a frame). AIFF-C 'ima4' counts packets there.
         let sub = info.format & Int32(SF_FORMAT_SUBMASK)
         let isADPCM = sub == Int32(SF_FORMAT_IMA_ADPCM) || sub == Int32(SF_FORMAT_MS_ADPCM)
         var realCap = Int.max
-        if isADPCM, l.container == .wav, let fact = l.wavFactFrames { realCap = fact }
+        // A 'fact' is trusted only to trim the padding of the last block: libsndfile 1.2.0's own
+        // writer records half the frames for stereo IMA ADPCM, and such a count must not cut audio.
+        if isADPCM, l.container == .wav, let fact = l.wavFactFrames,
+            fact <= info.frames, info.frames - Int64(fact) < Int64(l.wavSamplesPerBlock) { realCap = fact }
+        if !isADPCM, l.container != .wav, l.container != .caf { realCap = l.aiffFrames }
 
         let limit = ClipLimits.maxFrames(rate: rate)
         let chunk = 4096
