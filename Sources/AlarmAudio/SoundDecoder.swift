@@ -180,6 +180,9 @@ public enum SoundDecoder {
             out.duration = seconds
             throw .tooLong(name, seconds: seconds)
         }
+        if realCap != Int.max, l.container != .wav, frames < realCap {
+            throw .truncated(name, detail: "its 'COMM' chunk announces \(realCap) frames but the file holds \(frames)")
+        }
         for i in samples.indices where !samples[i].isFinite { samples[i] = 0 }
         return AudioClip(samples: samples, channels: channels, sampleRate: rate)
     }
