@@ -1,1 +1,0 @@
-// AlarmAudio: see STYLE.md. Filled in by its issue.

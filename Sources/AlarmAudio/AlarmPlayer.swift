@@ -1,0 +1,259 @@
+import Foundation
+
+/// When and where the first frame of a ring was handed to ALSA.
+public struct PlaybackStarted: Sendable {
+    public var device: String
+    public var date: Date
+    public var instant: ContinuousClock.Instant
+}
+
+/// How a play ended.
+public struct PlaybackSummary: Sendable {
+    /// The device that took the last frame, nil when no device ever opened.
+    public var device: String?
+    /// Frames handed to ALSA (pauses included).
+    public var framesWritten: Int
+    public var stoppedByCaller: Bool
+}
+
+/// Plays a clip through alsa-lib on its own thread: looped with a short pause until `stop()`, or
+/// once (`playOnce`). Volume and fade-in scale the samples. Device trouble is logged and retried:
+/// each device of `devices` in turn, again and again while the ring lasts.
+///
+/// Thread-safety: `start` and `stop` may be called from any thread; one ring at a time.
+public final class AlarmPlayer: @unchecked Sendable {
+    /// Where log lines go (one line each, no trailing newline). Default: stderr.
+    public typealias Log = @Sendable (String) -> Void
+
+    public let devices: [String]
+    public var log: Log
+    /// Buffer size asked of ALSA. Small so that a stop (drop) is heard within 100 ms.
+    public var latencyMicros: UInt32 = 50_000
+    /// Silence between two loops of the clip.
+    public var pauseSeconds: Double = 0.5
+    /// Wait between two rounds of the device list when none opens.
+    public var retrySeconds: Double = 1
+
+    private let lock = NSCondition()
+    private var stopRequested = false
+    private var running = false
+    private var summary = PlaybackSummary(device: nil, framesWritten: 0, stoppedByCaller: false)
+
+    /// `device` is the configured PCM (`--device`, else `ALARM_DEVICE`, else `default`).
+    public init(device: String? = nil, log: Log? = nil,
+                environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let configured = device ?? environment["ALARM_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+        self.devices = AlarmPlayer.fallbackList(configured: configured)
+        self.log = log ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    }
+
+    /// The configured device, then `default`, then the first card's `plughw`, without repeats.
+    public static func fallbackList(configured: String) -> [String] {
+        var list = [configured, "default"]
+        if let first = AlsaPCM.firstCardDevice() { list.append(first) }
+        var seen = Set<String>()
+        return list.filter { seen.insert($0).inserted }
+    }
+
+    public var isRinging: Bool { lock.lock(); defer { lock.unlock() }; return running }
+
+    /// Starts ringing on a new thread and returns at once. `onFirstFrame` is called (on the player
+    /// thread) the moment the first frame was accepted by ALSA. The ring loops the clip with
+    /// `pauseSeconds` between loops until `stop()`, or until `maxDuration` seconds of audio have been
+    /// handed to ALSA (nil: no limit). Calling `start` while ringing stops the old ring first.
+    public func start(_ clip: AudioClip, loudness: Loudness = Loudness(), maxDuration: Double? = nil,
+                      onFirstFrame: (@Sendable (PlaybackStarted) -> Void)? = nil) {
+        stop()
+        lock.lock()
+        stopRequested = false
+        running = true
+        summary = PlaybackSummary(device: nil, framesWritten: 0, stoppedByCaller: false)
+        lock.unlock()
+        let thread = Thread { [self] in
+            let s = ring(clip, loudness: loudness, loop: true, maxDuration: maxDuration, retryForever: true, onFirstFrame: onFirstFrame)
+            lock.lock()
+            summary = s
+            running = false
+            lock.broadcast()
+            lock.unlock()
+        }
+        thread.name = "alarm-player"
+        thread.start()
+    }
+
+    /// Silence now: the queued audio is dropped (not drained) and the device closed. Returns when
+    /// that is done. Does nothing when not ringing.
+    @discardableResult
+    public func stop() -> PlaybackSummary {
+        lock.lock()
+        defer { lock.unlock() }
+        guard running else { return summary }
+        stopRequested = true
+        lock.broadcast()
+        while running { lock.wait() }
+        return summary
+    }
+
+    /// Blocks until the current ring ends by itself (its `maxDuration`) or by `stop()`.
+    @discardableResult
+    public func waitUntilDone() -> PlaybackSummary {
+        lock.lock()
+        defer { lock.unlock() }
+        while running { lock.wait() }
+        return summary
+    }
+
+    /// Plays `clip` once, the way an alarm would (same devices, fallback, volume, fade), on the
+    /// calling thread, and returns after it has been played out (drained). Throws the last device
+    /// error when no device in the list would play.
+    public func playOnce(_ clip: AudioClip, loudness: Loudness = Loudness(),
+                         onFirstFrame: (@Sendable (PlaybackStarted) -> Void)? = nil) throws(AlsaError) -> PlaybackSummary {
+        lock.lock(); stopRequested = false; lock.unlock()
+        var lastError: AlsaError?
+        let s = ring(clip, loudness: loudness, loop: false, maxDuration: nil, retryForever: false,
+                     onFirstFrame: onFirstFrame, lastError: &lastError)
+        if s.device == nil, let lastError { throw lastError }
+        return s
+    }
+
+    // MARK: the player thread
+
+    private var shouldStop: Bool { lock.lock(); defer { lock.unlock() }; return stopRequested }
+
+    private func ring(_ clip: AudioClip, loudness: Loudness, loop: Bool, maxDuration: Double?, retryForever: Bool,
+                      onFirstFrame: (@Sendable (PlaybackStarted) -> Void)?) -> PlaybackSummary {
+        var ignored: AlsaError?
+        return ring(clip, loudness: loudness, loop: loop, maxDuration: maxDuration, retryForever: retryForever,
+                    onFirstFrame: onFirstFrame, lastError: &ignored)
+    }
+
+    private func ring(_ clip: AudioClip, loudness: Loudness, loop: Bool, maxDuration: Double?, retryForever: Bool,
+                      onFirstFrame: (@Sendable (PlaybackStarted) -> Void)?, lastError: inout AlsaError?) -> PlaybackSummary {
+        var timeline = Timeline(clip: clip, loudness: loudness, loop: loop,
+                                pauseFrames: Int(pauseSeconds * Double(clip.sampleRate)),
+                                endFrame: maxDuration.map { Int($0 * Double(clip.sampleRate)) })
+        var result = PlaybackSummary(device: nil, framesWritten: 0, stoppedByCaller: false)
+        var firstFrame = onFirstFrame
+        while true {
+            for name in devices {
+                if shouldStop { result.stoppedByCaller = true; return result }
+                let pcm: AlsaPCM
+                do throws(AlsaError) {
+                    pcm = try AlsaPCM(name: name, channels: clip.channels, rate: clip.sampleRate, latencyMicros: latencyMicros)
+                } catch {
+                    log("alarm: \(error)")
+                    lastError = error
+                    continue
+                }
+                result.device = name
+                switch feed(pcm, &timeline, &firstFrame, &result) {
+                case .stopped:
+                    pcm.drop()
+                    pcm.close()
+                    result.stoppedByCaller = true
+                    return result
+                case .finished:
+                    if loop { pcm.drop() } else {
+                        let rc = pcm.drain()
+                        if rc < 0 { log("alarm: \(AlsaError(device: name, operation: "snd_pcm_drain", code: rc))") }
+                    }
+                    pcm.close()
+                    return result
+                case .failed(let error):
+                    log("alarm: \(error); trying the next device")
+                    lastError = error
+                    pcm.drop()
+                    pcm.close()
+                }
+            }
+            if !retryForever { result.device = nil; return result }
+            // No device would play: wait, then go round the list again, unless told to stop.
+            lock.lock()
+            let deadline = Date().addingTimeInterval(retrySeconds)
+            while !stopRequested && lock.wait(until: deadline) {}
+            let stop = stopRequested
+            lock.unlock()
+            if stop { result.stoppedByCaller = true; return result }
+        }
+    }
+
+    private enum FeedEnd { case stopped, finished, failed(AlsaError) }
+
+    /// Writes the timeline into `pcm` in period-sized pieces, waiting (≤ 20 ms at a time) for room,
+    /// so a stop request is seen within one wait.
+    private func feed(_ pcm: AlsaPCM, _ timeline: inout Timeline, _ firstFrame: inout (@Sendable (PlaybackStarted) -> Void)?,
+                      _ result: inout PlaybackSummary) -> FeedEnd {
+        let chunkFrames = max(64, clipRate(pcm) / 100)  // 10 ms
+        var buffer = [Int16](repeating: 0, count: chunkFrames * pcm.channels)
+        var pending = 0, offset = 0
+        while true {
+            if shouldStop { return .stopped }
+            if pending == 0 {
+                pending = timeline.render(into: &buffer, frames: chunkFrames)
+                offset = 0
+                if pending == 0 { return .finished }
+            }
+            let r = buffer.withUnsafeBufferPointer { pcm.write($0.baseAddress! + offset * pcm.channels, frames: pending) }
+            if r > 0 {
+                if let f = firstFrame {
+                    firstFrame = nil
+                    f(PlaybackStarted(device: pcm.name, date: Date(), instant: .now))
+                }
+                pending -= r
+                offset += r
+                result.framesWritten += r
+            } else if r == -Int(EAGAIN) || r == 0 {
+                let w = pcm.wait(milliseconds: 20)
+                if w < 0, pcm.recover(w) < 0 { return .failed(AlsaError(device: pcm.name, operation: "snd_pcm_wait", code: w)) }
+            } else {
+                let code = Int32(r)
+                log("alarm: \(AlsaError(device: pcm.name, operation: "snd_pcm_writei", code: code)); recovering")
+                if pcm.recover(code) < 0 { return .failed(AlsaError(device: pcm.name, operation: "snd_pcm_writei", code: code)) }
+            }
+        }
+    }
+
+    private func clipRate(_ pcm: AlsaPCM) -> Int { pcm.rate }
+}
+
+/// The audio of a ring as an endless (or bounded) sequence of 16-bit frames: clip, pause, clip, …
+/// with the loudness envelope applied. Pure; the position survives a change of device.
+struct Timeline {
+    let clip: AudioClip
+    let loudness: Loudness
+    let loop: Bool
+    let pauseFrames: Int
+    let endFrame: Int?
+    private(set) var position = 0
+
+    init(clip: AudioClip, loudness: Loudness, loop: Bool, pauseFrames: Int, endFrame: Int?) {
+        self.clip = clip
+        self.loudness = loudness
+        self.loop = loop
+        self.pauseFrames = max(0, pauseFrames)
+        self.endFrame = endFrame
+    }
+
+    /// Fills up to `frames` frames; returns how many (0 at the end).
+    mutating func render(into buffer: inout [Int16], frames: Int) -> Int {
+        let ch = clip.channels
+        let clipFrames = clip.frameCount
+        let cycle = clipFrames + pauseFrames
+        var n = frames
+        if !loop { n = min(n, clipFrames - position) }
+        if let endFrame { n = min(n, endFrame - position) }
+        guard n > 0, cycle > 0 else { return 0 }
+        clip.samples.withUnsafeBufferPointer { src in
+            for i in 0..<n {
+                let pos = position + i
+                let inCycle = pos % cycle
+                let g = loudness.gain(atFrame: pos, rate: clip.sampleRate)
+                for c in 0..<ch {
+                    buffer[i * ch + c] = inCycle < clipFrames ? Loudness.s16(src[inCycle * ch + c], g) : 0
+                }
+            }
+        }
+        position += n
+        return n
+    }
+}

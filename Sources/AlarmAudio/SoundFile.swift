@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A regular file opened read-only, for bounded random access by the container scanner and the
+/// decoders. Opening never blocks: a FIFO or device named like a sound is refused, not waited on.
+final class SoundFile {
+    let fd: Int32
+    /// Size in bytes at open time; reads never go past it.
+    let size: Int
+
+    /// Opens `path` without following a final symlink (the resolver has already checked where
+    /// the name leads) and refuses anything that is not a regular file.
+    init(path: String, name: String) throws(SoundProblem) {
+        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            let e = errno
+            if e == ENOENT { throw .notFound(name, searched: []) }
+            throw .unreadable(name, detail: String(cString: strerror(e)))
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            Glibc.close(fd)
+            throw .unreadable(name, detail: "not a regular file")
+        }
+        self.fd = fd
+        self.size = Int(st.st_size)
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// Up to `count` bytes at `offset`; fewer at the end of the file, none past it.
+    /// Retries EINTR; an I/O error reads as the end of the file.
+    func read(at offset: Int, count: Int) -> [UInt8] {
+        guard offset >= 0, count > 0, offset < size else { return [] }
+        let n = min(count, size - offset)
+        var out = [UInt8](repeating: 0, count: n)
+        var got = 0
+        while got < n {
+            let r = out.withUnsafeMutableBytes { buf in
+                pread(fd, buf.baseAddress! + got, n - got, off_t(offset + got))
+            }
+            if r < 0 && errno == EINTR { continue }
+            if r <= 0 { break }
+            got += r
+        }
+        if got < n { out.removeLast(n - got) }
+        return out
+    }
+}
+
+/// Big- and little-endian field access over a byte array; out-of-range reads give 0, so a
+/// malformed header yields odd values that later checks refuse, never a crash.
+struct Bytes {
+    let b: [UInt8]
+    init(_ b: [UInt8]) { self.b = b }
+    var count: Int { b.count }
+    func u8(_ i: Int) -> UInt8 { i >= 0 && i < b.count ? b[i] : 0 }
+    func le16(_ i: Int) -> UInt16 { UInt16(u8(i)) | UInt16(u8(i + 1)) << 8 }
+    func le32(_ i: Int) -> UInt32 { UInt32(le16(i)) | UInt32(le16(i + 2)) << 16 }
+    func be16(_ i: Int) -> UInt16 { UInt16(u8(i)) << 8 | UInt16(u8(i + 1)) }
+    func be32(_ i: Int) -> UInt32 { UInt32(be16(i)) << 16 | UInt32(be16(i + 2)) }
+    func be64(_ i: Int) -> UInt64 { UInt64(be32(i)) << 32 | UInt64(be32(i + 4)) }
+    func fourCC(_ i: Int) -> String {
+        String(decoding: (0..<4).map { u8(i + $0) }.map { $0 >= 32 && $0 < 127 ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+    }
+    /// An 80-bit IEEE extended float (AIFF sample rate).
+    func extended80(_ i: Int) -> Double {
+        let exp = Int(be16(i) & 0x7FFF)
+        let mant = be64(i + 2)
+        if exp == 0 && mant == 0 { return 0 }
+        if exp == 0x7FFF { return .infinity }
+        let sign: Double = (be16(i) & 0x8000) != 0 ? -1 : 1
+        return sign * Double(mant) * pow(2, Double(exp - 16383 - 63))
+    }
+}

@@ -1,0 +1,84 @@
+import AlarmAudio
+import ArgumentParser
+import Foundation
+
+struct Play: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play a sound through ALSA the way an alarm would, to test your speaker.",
+        discussion: """
+            A sound that will not play is replaced by the default tone, and the reason is printed on \
+            stderr. Exits 0 when something played, 1 when no ALSA device would play.
+            """)
+
+    @Argument(help: "The sound's file name, as in the sound directories (see 'alarm sounds').")
+    var name: String?
+
+    @Flag(name: .customLong("default"), help: "Play the built-in default tone.")
+    var defaultTone = false
+
+    @Option(help: "ALSA PCM to play on (default: $ALARM_DEVICE, else 'default'); falls back to 'default', then the first card.")
+    var device: String?
+
+    @Option(help: "Volume in percent of full scale, 0-100.")
+    var volume: Double = 100
+
+    @Option(name: .customLong("fade-in"), help: "Seconds to rise from silence to full volume.")
+    var fadeIn: Double = 0
+
+    @Flag(help: "Ring like an alarm: loop the sound with a short pause until interrupted (Ctrl-C, SIGTERM).")
+    var loop = false
+
+    @Option(name: .customLong("max-seconds"), help: "With --loop: stop after this many seconds of audio.")
+    var maxSeconds: Double?
+
+    @OptionGroup var sounds: SoundOptions
+
+    func validate() throws {
+        if defaultTone && name != nil { throw ValidationError("give a sound name or --default, not both") }
+        if !defaultTone && name == nil { throw ValidationError("give a sound name (see 'alarm sounds') or --default") }
+        guard volume.isFinite, (0...100).contains(volume) else { throw ValidationError("--volume must be between 0 and 100") }
+        guard fadeIn.isFinite, fadeIn >= 0 else { throw ValidationError("--fade-in must be 0 or more seconds") }
+        if let maxSeconds, !(maxSeconds > 0) { throw ValidationError("--max-seconds must be more than 0") }
+        if maxSeconds != nil && !loop { throw ValidationError("--max-seconds goes with --loop") }
+    }
+
+    func run() throws {
+        let choice = sounds.library.choose(defaultTone ? nil : name)
+        if let problem = choice.problem {
+            stderr("alarm: \(problem); playing the default tone instead")
+        }
+        let what = choice.name.map { "'\($0)'" } ?? "the default tone"
+        let player = AlarmPlayer(device: device)
+        let loudness = Loudness(volumePercent: volume, fadeIn: fadeIn)
+        if loop {
+            // Block the stop signals before the player thread exists, so only sigwait sees them.
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, SIGINT)
+            sigaddset(&set, SIGTERM)
+            pthread_sigmask(SIG_BLOCK, &set, nil)
+            player.start(choice.clip, loudness: loudness, maxDuration: maxSeconds) { started in
+                stderr("alarm: ringing \(what) on \(started.device)")
+            }
+            var timeout = timespec(tv_sec: 0, tv_nsec: 50_000_000)
+            while player.isRinging {
+                if sigtimedwait(&set, nil, &timeout) > 0 { break }
+            }
+            let summary = player.stop()
+            guard summary.framesWritten > 0 else { throw ExitCode.failure }
+            print("played \(what) on \(summary.device ?? "?")")
+            return
+        }
+        do {
+            let summary = try player.playOnce(choice.clip, loudness: loudness)
+            print("played \(what) on \(summary.device ?? "?")")
+        } catch {
+            stderr("alarm: no ALSA device would play: \(error)")
+            throw ExitCode.failure
+        }
+    }
+}
+
+func stderr(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
