@@ -91,9 +91,14 @@ public struct Configuration: Equatable, Sendable {
     /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, fade_in,
     /// grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime.
     mutating func apply(file path: String) throws {
-        let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw ConfigurationError(path: path, line: nil, message: "cannot be read (\(error.localizedDescription))")
+        // Through a file handle: Foundation's String(contentsOfFile:) refuses /dev/null.
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ConfigurationError(path: path, line: nil, message: "cannot be opened for reading")
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.readToEnd()) ?? Data()
+        guard data.count <= 64 * 1024, let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(path: path, line: nil, message: "is not a UTF-8 text file of at most 64 KiB")
         }
         for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""

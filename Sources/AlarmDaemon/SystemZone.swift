@@ -21,12 +21,19 @@ public enum SystemZone {
     }
 
     /// The zone a zone file's symlink points at: `.../zoneinfo/Europe/Berlin` → Europe/Berlin.
+    /// Follows a chain of links (at most 8) until one names a path inside a zoneinfo tree.
     public static func zone(named path: String) -> TimeZone? {
-        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path),
-            let r = target.range(of: "zoneinfo/", options: .backwards)
-        else { return nil }
-        var name = String(target[r.upperBound...])
-        for prefix in ["posix/", "right/"] where name.hasPrefix(prefix) { name.removeFirst(prefix.count) }
-        return try? Zones.zone(named: name)
+        var current = path
+        for _ in 0..<8 {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return nil }
+            let absolute = target.hasPrefix("/") ? target : (current as NSString).deletingLastPathComponent + "/" + target
+            if let r = absolute.range(of: "zoneinfo/", options: .backwards) {
+                var name = String(absolute[r.upperBound...])
+                for prefix in ["posix/", "right/"] where name.hasPrefix(prefix) { name.removeFirst(prefix.count) }
+                if let zone = try? Zones.zone(named: name) { return zone }
+            }
+            current = absolute
+        }
+        return nil
     }
 }

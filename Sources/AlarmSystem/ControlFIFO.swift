@@ -154,6 +154,30 @@ public final class ControlFIFO {
     /// reader is `.daemonNotRunning` at once, a full FIFO is `.busy`. SIGPIPE, should the reader
     /// close in between, is caught and reported as `.daemonNotRunning` instead of killing the caller.
     /// The corresponding C functions are `open` and `write`.
+    /// Throws the reason the daemon cannot be told anything (`.daemonNotRunning`, `.missing`,
+    /// `.permissionDenied`, `.notAFIFO`), or returns when a daemon has the FIFO open. Opens and
+    /// closes the write end without writing, so the daemon sees nothing. Never blocks.
+    /// The corresponding C function is `open`.
+    public static func probe(_ path: String) throws {
+        let fd: Int32
+        do {
+            fd = try valueOrErrno("open(\(path))") { open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC) }
+        } catch let error as SystemError {
+            switch error.errno {
+            case ENXIO: throw ControlFIFOError.daemonNotRunning(path: path)
+            case ENOENT: throw ControlFIFOError.missing(path: path)
+            case EACCES, EPERM: throw ControlFIFOError.permissionDenied(path: path)
+            default: throw ControlFIFOError.system(error)
+            }
+        }
+        defer { closeIgnoringErrors(fd) }
+        var info = stat()
+        try valueOrErrno("fstat(\(path))") { fstat(fd, &info) }
+        guard clinux_s_isfifo(info.st_mode) != 0 else {
+            throw ControlFIFOError.notAFIFO(path: path, kind: kindName(info.st_mode))
+        }
+    }
+
     public static func send(line: String, to path: String) throws {
         let bytes = Array(line.utf8) + [UInt8(ascii: "\n")]
         guard bytes.count > 1 else { throw ControlFIFOError.badLine(reason: "the line is empty") }

@@ -5,5 +5,8 @@ struct AlarmCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "alarm",
         abstract: "A bedside alarm clock for Linux: manage alarms and talk to alarmd.",
-        subcommands: [Preview.self, Sounds.self, Play.self])
+        subcommands: [
+            Add.self, List.self, Remove.self, Skip.self, Unskip.self, Next.self, Status.self, History.self,
+            Snooze.self, Stop.self, Ring.self, Import.self, Export.self, Preview.self, Sounds.self, Play.self,
+        ])
 }

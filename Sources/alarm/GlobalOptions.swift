@@ -19,10 +19,13 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The config file (env ALARM_CONFIG; default /etc/alarm/alarm.conf).", valueName: "file"))
     var config: String?
 
+    @Option(help: ArgumentHelp("The zone file that names the system zone (env ALARM_LOCALTIME; default /etc/localtime).", valueName: "path"))
+    var localtime: String?
+
     func configuration() throws -> Configuration {
         do {
             return try Configuration.resolve(
-                flags: .init(stateDir: stateDir, runtimeDir: runtimeDir, soundsDir: soundsDir, device: device, config: config))
+                flags: .init(stateDir: stateDir, runtimeDir: runtimeDir, soundsDir: soundsDir, device: device, config: config, localtime: localtime))
         } catch {
             throw CLIError(error)
         }

@@ -21,3 +21,20 @@ struct EventFDTests {
         #expect(try loop.runOnce(timeout: .milliseconds(50)) == 0)
     }
 }
+
+@Suite("ControlFIFO.probe")
+struct ControlFIFOProbeTests {
+    @Test("probe tells a listening daemon from none, and writes nothing")
+    func probe() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("probe-\(UUID().uuidString)").path
+        try Directories.create(dir, mode: 0o700)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/control"
+        #expect(throws: ControlFIFOError.missing(path: path)) { try ControlFIFO.probe(path) }
+        let fifo = try ControlFIFO(path: path)
+        try ControlFIFO.probe(path)
+        #expect(try fifo.readCommands().isEmpty)
+        try ControlFIFO.send(line: "stop", to: path)
+        #expect(try fifo.readCommands() == [.stop])
+    }
+}

@@ -1,0 +1,315 @@
+import AlarmAudio
+import AlarmCore
+import AlarmSystem
+import Foundation
+import Logging
+
+/// The event loop: it turns what happens (timer, clock set, zone file replaced, store changed,
+/// FIFO lines, signals, the player's first frame) into engine events, and carries out the
+/// actions the engine returns. All decisions are the engine's; this file only wires.
+///
+/// One thread runs the loop and sleeps in `epoll_wait` while nothing is due; the player runs
+/// on its own thread only while ringing and reports back through an `EventFD`.
+public final class Daemon {
+    public let config: Configuration
+    var logger: Logger
+    var engine: Engine
+    var zone: TimeZone
+
+    let store: AlarmStore
+    let stateFile: StateFile
+    let history: HistoryLog
+    let sounds: SoundLibrary
+    let player: AlarmPlayer
+    let loop: EventLoop
+    let timer: TimerFD
+    let watchdogTimer: TimerFD
+    let files: Inotify
+    let fifo: ControlFIFO
+    let signals: SignalFD
+    let wake: EventFD
+    let notify: SDNotify
+    let instanceLock: FileLock
+    let inbox = Inbox()
+    var ringGeneration = 0
+    var lastStatus: EngineStatus?
+
+    /// Sets everything up; throws with a message a user can act on (a directory that cannot be
+    /// created, a FIFO path taken by something else, another alarmd running).
+    /// Call `SignalFD.block` before this, before any thread exists.
+    public init(config: Configuration, logger: Logger, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        self.config = config
+        self.logger = logger
+        try Directories.create(config.stateDir, mode: 0o770)
+        try Directories.create(config.runtimeDir, mode: 0o750)
+        do {
+            instanceLock = try FileLock(path: config.runtimeDir + "/alarmd.lock", timeout: 0)
+        } catch is LockTimeout {
+            throw DaemonError("another alarmd is already running with runtime directory \(config.runtimeDir)")
+        }
+        zone = SystemZone.current(config, environment: environment)
+        engine = Engine(
+            settings: EngineSettings(
+                snooze: config.snooze, ring: config.ring, volume: config.volume, fadeIn: config.fadeIn, grace: config.grace))
+        store = AlarmStore(stateDir: config.stateDir)
+        stateFile = StateFile(stateDir: config.stateDir)
+        history = HistoryLog(stateDir: config.stateDir)
+        sounds = config.soundLibrary
+        let log = logger
+        player = AlarmPlayer(device: config.device, log: { line in log.warning("\(line)") }, environment: environment)
+
+        loop = try EventLoop()
+        timer = try TimerFD()
+        watchdogTimer = try TimerFD(clock: .monotonic)
+        files = try Inotify()
+        signals = try SignalFD([.terminate, .interrupt, .hangup])
+        wake = try EventFD()
+        notify = SDNotify(environment: environment)
+        let gid = try config.fifoGroup.map { name -> UInt32 in
+            guard let gid = try Accounts.groupID(named: name) else { throw DaemonError("fifo_group '\(name)' is not a group on this system") }
+            return gid
+        }
+        fifo = try ControlFIFO(path: config.fifoPath, mode: 0o620, group: gid)
+        _ = try files.watch(file: config.localtimePath)
+        _ = try files.watch(file: store.path)
+    }
+
+    /// Runs until SIGTERM or SIGINT. Returns after the sound is stopped and the state saved.
+    public func run() throws {
+        try register()
+        let alarms = loadAlarms() ?? []
+        var saved: EngineState? = nil
+        do { saved = try stateFile.load() } catch {
+            logger.error("\(error); starting without the saved ring state")
+            if let aside = try? stateFile.setAside() { logger.notice("the unreadable state was moved to \(aside)") }
+        }
+        logger.notice("alarmd starting: \(alarms.count) alarm(s), zone \(zone.identifier), device \(config.device)")
+        handle(.start(alarms: alarms, state: saved))
+        try notify.ready(status: notifyStatus())
+        try loop.run()
+        try? notify.stopping()
+        player.stop()
+        try? fifo.remove()
+        logger.notice("alarmd stopped")
+    }
+
+    // MARK: sources
+
+    private func register() throws {
+        _ = try loop.register(timer.descriptor) { [unowned self] _ in
+            switch try timer.read() {
+            case .expired?: handle(.timerFired)
+            case .clockChanged?:
+                logger.notice("the system clock was set; recomputing")
+                handle(.clockChanged)
+            case nil: break
+            }
+        }
+        _ = try loop.register(files.descriptor) { [unowned self] _ in
+            var zoneTouched = false, storeTouched = false
+            for event in try files.readEvents() {
+                if event.kinds.contains(.overflow) { zoneTouched = true; storeTouched = true }
+                if event.path == config.localtimePath { zoneTouched = true }
+                if event.path == store.path { storeTouched = true }
+            }
+            if zoneTouched { zoneFileChanged() }
+            if storeTouched { reload(reason: nil) }
+        }
+        _ = try loop.register(fifo.descriptor) { [unowned self] _ in
+            for command in try fifo.readCommands() { control(command) }
+        }
+        _ = try loop.register(signals.descriptor) { [unowned self] _ in
+            for received in try signals.read() {
+                if received.signal == .hangup {
+                    reload(reason: "SIGHUP")
+                } else {
+                    logger.notice("\(received.signal) received: stopping")
+                    handle(.shutdown)
+                    loop.stop()
+                }
+            }
+        }
+        _ = try loop.register(wake.descriptor) { [unowned self] _ in
+            try wake.drain()
+            for posted in inbox.take() where posted.generation == ringGeneration {
+                handle(posted.kind, now: posted.at)
+            }
+        }
+        if let interval = notify.watchdogInterval {
+            try watchdogTimer.arm(after: interval, repeating: interval)
+            _ = try loop.register(watchdogTimer.descriptor) { [unowned self] _ in
+                _ = try watchdogTimer.read()
+                try notify.watchdog()
+            }
+        }
+    }
+
+    private func control(_ command: ControlCommand) {
+        switch command {
+        case .snooze(let text):
+            var length: TimeInterval? = nil
+            if let text {
+                do { length = try Durations.parse(text) } catch {
+                    logger.warning("ignored control line 'snooze \(text)': \(error)")
+                    return
+                }
+            }
+            handle(.snooze(length))
+        case .stop: handle(.stop)
+        case .ring(let sound): handle(.ringNow(sound: sound))
+        case .reload: reload(reason: "reload command")
+        case .invalid(let reason): logger.warning("ignored control line: \(reason)")
+        }
+    }
+
+    private func zoneFileChanged() {
+        let newZone = SystemZone.current(config)
+        guard newZone.identifier != zone.identifier else { return }
+        logger.notice("the system zone changed from \(zone.identifier) to \(newZone.identifier)")
+        zone = newZone
+        handle(.zoneChanged)
+    }
+
+    private func reload(reason: String?) {
+        if let reason { logger.info("reloading alarms (\(reason))") }
+        guard let alarms = loadAlarms(), alarms != engine.alarms else { return }
+        handle(.alarmsChanged(alarms))
+    }
+
+    /// The stored alarms, or nil (logged) when the store cannot be read: the running alarms are
+    /// kept rather than dropped, and the file is left for the user to fix.
+    private func loadAlarms() -> [Alarm]? {
+        do { return try store.load() } catch {
+            logger.error("\(error)")
+            return nil
+        }
+    }
+
+    // MARK: the engine
+
+    func handle(_ kind: EngineEvent.Kind, now: Date = Date()) {
+        perform(engine.handle(kind, now: now, zone: zone))
+    }
+
+    private func perform(_ actions: [EngineAction]) {
+        for action in actions {
+            do {
+                switch action {
+                case .armTimer(let at):
+                    if let at { try timer.arm(at: at) } else { try timer.watchClockChanges() }
+                case .startRinging(let request): startRinging(request)
+                case .stopAudio:
+                    ringGeneration += 1
+                    player.stop()
+                case .persistState(let state): try stateFile.save(state)
+                case .clearSkipNext, .removeAlarm: _ = try store.apply(action)
+                case .recordHistory(let entry): try history.append(entry)
+                case .publishStatus(let status): try publish(status)
+                case .log(let level, let message): logger.log(level: Self.level(level), "\(message)")
+                }
+            } catch {
+                logger.error("\(action.name) failed: \(error)")
+            }
+        }
+    }
+
+    private func startRinging(_ request: RingRequest) {
+        ringGeneration += 1
+        let generation = ringGeneration
+        let choice = sounds.choose(request.sound)
+        let reason = choice.problem?.description
+        if let reason { logger.warning("\(request.alarm ?? "ring"): \(reason); playing the default tone") }
+        let name = choice.name
+        let inbox = self.inbox, wake = self.wake
+        logger.notice("ringing \(request.alarm ?? "(ring now)") with \(name ?? "the default tone")\(request.late ? " (late)" : "")")
+        player.start(
+            choice.clip, loudness: Loudness(volumePercent: Double(request.volume), fadeIn: request.fadeIn),
+            onFirstFrame: { started in
+                inbox.post(.playbackStarted(sound: name, reason: reason), at: started.date, generation: generation)
+                wake.signal()
+            })
+    }
+
+    private func publish(_ status: EngineStatus) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        try AtomicFile.write(Array(try encoder.encode(status)) + [10], to: config.statusPath, permissions: 0o644)
+        lastStatus = status
+        try? notify.status(notifyStatus())
+    }
+
+    /// The one line systemd shows: "next: wake at Mon 06:30", "ringing: wake", "snoozed until 07:09".
+    func notifyStatus() -> String {
+        let status = lastStatus ?? engine.status(now: Date(), zone: zone)
+        func clock(_ d: Date, weekday: Bool) -> String {
+            let f = DateFormatter()
+            f.locale = Locale(identifier: "en_US_POSIX")
+            f.timeZone = zone
+            f.dateFormat = weekday ? "EEE HH:mm" : "HH:mm"
+            return f.string(from: d)
+        }
+        switch status.state {
+        case .ringing: return "ringing: \(status.alarm ?? "ring")"
+        case .snoozed: return "snoozed until \(status.snoozedUntil.map { clock($0, weekday: false) } ?? "?")"
+        case .idle:
+            guard let next = status.next else { return "idle: no alarm scheduled" }
+            return "next: \(next.id) at \(clock(next.at, weekday: true))"
+        }
+    }
+
+    static func level(_ level: LogLevel) -> Logger.Level {
+        switch level {
+        case .error: return .error
+        case .warning: return .warning
+        case .notice: return .notice
+        case .info: return .info
+        case .debug: return .debug
+        }
+    }
+}
+
+public struct DaemonError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Events posted from the player's thread for the loop's thread.
+final class Inbox: @unchecked Sendable {
+    struct Posted {
+        var kind: EngineEvent.Kind
+        var at: Date
+        var generation: Int
+    }
+    private let lock = NSLock()
+    private var items: [Posted] = []
+
+    func post(_ kind: EngineEvent.Kind, at: Date, generation: Int) {
+        lock.lock()
+        items.append(Posted(kind: kind, at: at, generation: generation))
+        lock.unlock()
+    }
+
+    func take() -> [Posted] {
+        lock.lock()
+        defer { lock.unlock() }
+        let out = items
+        items = []
+        return out
+    }
+}
+
+extension EngineAction {
+    var name: String {
+        switch self {
+        case .armTimer: return "arming the timer"
+        case .startRinging: return "starting the sound"
+        case .stopAudio: return "stopping the sound"
+        case .persistState: return "saving the ring state"
+        case .clearSkipNext: return "clearing skip-next"
+        case .removeAlarm: return "removing a rung alarm"
+        case .recordHistory: return "writing history"
+        case .publishStatus: return "writing status.json"
+        case .log: return "logging"
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import AlarmAudio
+import AlarmCore
+import AlarmDaemon
+import ArgumentParser
+import Foundation
+
+/// `alarm add`: a calendar expression, or an instant (`--in`, `--at`). Adding an existing id
+/// replaces that alarm (the seeds' identifier semantics).
+struct Add: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Add an alarm (or replace the one with the same id).",
+        discussion: """
+            alarm add 'Mon..Fri 06:30' --id work --sound chime.wav
+            alarm add --in 20m --label tea
+            alarm add --at 2026-12-24T07:00:00+01:00
+            """)
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: "A calendar expression, e.g. 'Mon..Fri 06:30' (quoted, or as separate words).")
+    var expression: [String] = []
+
+    @Option(name: .customLong("in"), help: ArgumentHelp("Ring once after this long (90s, 20m, 1h30m).", valueName: "duration"))
+    var after: String?
+
+    @Option(help: ArgumentHelp("Ring once at this RFC 3339 instant.", valueName: "time"))
+    var at: String?
+
+    @Option(help: "The alarm's id (default: alarm-N). An existing id is replaced.")
+    var id: String?
+
+    @Option(help: "A label shown in lists, status and history.")
+    var label: String?
+
+    @Option(help: ArgumentHelp("A sound file name in the sound directories (default: the built-in tone).", valueName: "name"))
+    var sound: String?
+
+    @Flag(help: "Ring at the next match only, then remove the alarm.")
+    var once = false
+
+    @Option(help: ArgumentHelp("Pin the expression to this IANA zone (default: floating, the system zone).", valueName: "zone"))
+    var zone: String?
+
+    @Option(help: ArgumentHelp("Snooze length for this alarm (default from the config: 9m).", valueName: "duration"))
+    var snooze: String?
+
+    @Option(help: ArgumentHelp("How long it rings before silencing itself (default 10m).", valueName: "duration"))
+    var ring: String?
+
+    @Option(help: ArgumentHelp("Volume in percent, 0-100.", valueName: "pct"))
+    var volume: Int?
+
+    @Option(help: ArgumentHelp("Seconds from quiet to full volume (e.g. 30s).", valueName: "duration"))
+    var fadeIn: String?
+
+    func validate() throws {
+        let given = [!expression.isEmpty, after != nil, at != nil].filter { $0 }.count
+        guard given == 1 else { throw ValidationError("give exactly one of: an expression, --in DURATION, --at TIME") }
+        if zone != nil && expression.isEmpty { throw ValidationError("--zone applies to an expression; --in and --at are instants") }
+        if let volume, !(0...100).contains(volume) { throw ValidationError("--volume must be 0-100") }
+        if let id { do { try Alarm.validate(id: id) } catch { throw ValidationError("\(error)") } }
+    }
+
+    func run() throws {
+        let ctx = try Context(options)
+        let trigger = try makeTrigger(ctx)
+        func duration(_ text: String?, _ flag: String) throws -> TimeInterval? {
+            guard let text else { return nil }
+            do { return try Durations.parse(text) } catch { throw CLIError("\(flag): \(error)") }
+        }
+        var alarm = Alarm(
+            id: id ?? "", trigger: trigger, label: label, sound: sound, once: once,
+            snooze: try duration(snooze, "--snooze"), ring: try duration(ring, "--ring"), volume: volume,
+            fadeIn: fadeIn == "0" ? 0 : try duration(fadeIn, "--fade-in"))
+        if let sound {
+            do { try SoundLibrary.checkName(sound) } catch { throw CLIError("--sound: \(error)") }
+        }
+        guard let next = alarm.nextRing(after: ctx.now, systemZone: ctx.zone) else {
+            throw CLIError("this alarm would never ring: '\(describe(alarm))' has no time after now")
+        }
+        var replaced = false
+        do {
+            alarm.id = try ctx.store.update { alarms -> String in
+                let newID = alarm.id.isEmpty ? Self.freeID(in: alarms) : alarm.id
+                var copy = alarm
+                copy.id = newID
+                if let i = alarms.firstIndex(where: { $0.id == newID }) {
+                    alarms[i] = copy
+                    replaced = true
+                } else {
+                    alarms.append(copy)
+                }
+                return newID
+            }
+        } catch { throw CLIError(error) }
+        print("\(replaced ? "replaced" : "added") \(alarm.id): next ring \(ctx.rfc3339(next, for: alarm)) (in \(Durations.spoken(next.timeIntervalSince(ctx.now))))")
+        if let sound {
+            let library = ctx.config.soundLibrary
+            let inspection = library.inspect(sound)
+            if let problem = inspection.problem {
+                printError("warning: \(problem); the default tone will ring instead")
+            }
+        }
+    }
+
+    private func makeTrigger(_ ctx: Context) throws -> AlarmTrigger {
+        if let after {
+            do { return .instant(ctx.now.addingTimeInterval(try Durations.parse(after))) } catch { throw CLIError("--in: \(error)") }
+        }
+        if let at {
+            guard let date = RFC3339.parse(at) else {
+                throw CLIError("--at '\(at)' is not an RFC 3339 timestamp such as 2026-12-24T07:00:00+01:00")
+            }
+            return .instant(date)
+        }
+        var expr: CalendarExpression
+        do { expr = try CalendarExpression(expression.joined(separator: " ")) } catch { throw CLIError(error) }
+        if let zone {
+            let name: String
+            do { name = try Zones.canonicalName(zone) } catch { throw CLIError(error) }
+            if let pinned = expr.zone, pinned != name {
+                throw CLIError("the expression names zone \(pinned) but --zone says \(name)")
+            }
+            expr.zone = name
+        }
+        return .calendar(expr)
+    }
+
+    private func describe(_ alarm: Alarm) -> String {
+        switch alarm.trigger {
+        case .calendar(let e): return e.description
+        case .instant(let t): return RFC3339.format(t, in: TimeZone(identifier: "UTC")!)
+        }
+    }
+
+    static func freeID(in alarms: [Alarm]) -> String {
+        let taken = Set(alarms.map(\.id))
+        var n = 1
+        while taken.contains("alarm-\(n)") { n += 1 }
+        return "alarm-\(n)"
+    }
+}
+

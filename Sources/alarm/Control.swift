@@ -1,0 +1,88 @@
+import AlarmCore
+import AlarmSystem
+import ArgumentParser
+import Foundation
+
+/// Writes one line to alarmd's FIFO, then waits up to 2 s for status.json to show the effect.
+/// Never blocks on the FIFO: with no daemon it fails at once.
+struct ControlRequest {
+    let ctx: Context
+    let line: String
+
+    func send(confirmed: (_ before: EngineStatus?, _ after: EngineStatus) -> Bool) throws -> EngineStatus? {
+        let before = readStatus(ctx)
+        do { try ControlFIFO.send(line: line, to: ctx.config.fifoPath) } catch {
+            printError("\(error)")
+            throw ExitCode(3)
+        }
+        let deadline = Date().addingTimeInterval(2)
+        while Date() < deadline {
+            if let after = readStatus(ctx), after != before, confirmed(before, after) { return after }
+            usleep(20_000)
+        }
+        return nil
+    }
+}
+
+struct Snooze: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Snooze the ringing alarm (default length from the alarm or config).")
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "How long: 90s, 5m, 1h30m.") var duration: String?
+
+    func validate() throws {
+        if let duration { do { _ = try Durations.parse(duration) } catch { throw ValidationError("\(error)") } }
+    }
+
+    func run() throws {
+        let ctx = try Context(options)
+        let request = ControlRequest(ctx: ctx, line: "snooze" + (duration.map { " " + $0 } ?? ""))
+        if let after = try request.send(confirmed: { _, after in after.state == .snoozed }), let until = after.snoozedUntil {
+            print("snoozed until \(ctx.clock(until))")
+            return
+        }
+        printError("nothing was snoozed: \(readStatus(ctx).map { describe($0, ctx) } ?? "no status from alarmd")")
+        throw ExitCode(1)
+    }
+}
+
+struct Stop: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Stop the ringing (or snoozed) alarm.")
+    @OptionGroup var options: GlobalOptions
+
+    func run() throws {
+        let ctx = try Context(options)
+        if let before = readStatus(ctx), before.state == .idle {
+            // Still tell the daemon (its status may lag a ring that just began), then report.
+            _ = try ControlRequest(ctx: ctx, line: "stop").send { _, after in after.state == .idle }
+            printError("nothing to stop: \(describe(readStatus(ctx) ?? before, ctx))")
+            throw ExitCode(1)
+        }
+        if try ControlRequest(ctx: ctx, line: "stop").send(confirmed: { _, after in after.state == .idle }) != nil {
+            print("stopped")
+            return
+        }
+        printError("alarmd did not confirm the stop: \(readStatus(ctx).map { describe($0, ctx) } ?? "no status")")
+        throw ExitCode(1)
+    }
+}
+
+struct Ring: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Ring now (to test the speaker or wake someone).")
+    @OptionGroup var options: GlobalOptions
+    @Option(help: "The sound file name (default: the built-in tone).") var sound: String?
+
+    func validate() throws {
+        if let sound, sound.contains("\n") || sound.isEmpty { throw ValidationError("--sound must be a file name") }
+    }
+
+    func run() throws {
+        let ctx = try Context(options)
+        let request = ControlRequest(ctx: ctx, line: "ring" + (sound.map { " " + $0 } ?? ""))
+        if let after = try request.send(confirmed: { _, after in after.state == .ringing }) {
+            print(describe(after, ctx))
+            return
+        }
+        printError("alarmd did not confirm ringing: \(readStatus(ctx).map { describe($0, ctx) } ?? "no status")")
+        throw ExitCode(1)
+    }
+}

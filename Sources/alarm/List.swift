@@ -1,0 +1,62 @@
+import AlarmCore
+import ArgumentParser
+import Foundation
+
+/// `alarm list`: every alarm with its next ring. `--json` is the import/export format.
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the alarms and when each rings next.")
+
+    @OptionGroup var options: GlobalOptions
+
+    @Flag(help: "Print a JSON array (the format of alarm import / export).")
+    var json = false
+
+    func run() throws {
+        let ctx = try Context(options)
+        let alarms = try ctx.loadAlarms()
+        if json {
+            print(try ctx.json(alarms))
+            return
+        }
+        if alarms.isEmpty {
+            print("no alarms (add one with: alarm add 'Mon..Fri 06:30')")
+            return
+        }
+        var rows = [["ID", "NEXT", "WHEN", "ZONE", "SOUND", "LABEL"]]
+        for alarm in alarms.sorted(by: { (ctx.nextRing($0) ?? .distantFuture) < (ctx.nextRing($1) ?? .distantFuture) }) {
+            let when: String
+            switch alarm.trigger {
+            case .calendar(let e): when = e.print(withZone: false) + (alarm.once ? " (once)" : "")
+            case .instant(let t): when = "at " + ctx.rfc3339(t)
+            }
+            var next = ctx.nextRing(alarm).map { ctx.short($0) } ?? "never"
+            if alarm.skipNext { next += " (skipping one)" }
+            rows.append([alarm.id, next, when, alarm.zone ?? alarm.mode.rawValue, alarm.sound ?? "default", alarm.label ?? ""])
+        }
+        printTable(rows)
+    }
+}
+
+/// `alarm export`: the alarms as JSON on stdout, for `alarm import`.
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the alarms as JSON (the list --json format).")
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() throws {
+        let ctx = try Context(options)
+        print(try ctx.json(try ctx.loadAlarms()))
+    }
+}
+
+func printTable(_ rows: [[String]]) {
+    guard let first = rows.first else { return }
+    var widths = first.map(\.count)
+    for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+    for row in rows {
+        let line = row.enumerated().map { i, cell in
+            i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+        }.joined(separator: "  ")
+        print(line.trimmingCharacters(in: .whitespaces))
+    }
+}

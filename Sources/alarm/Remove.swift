@@ -1,0 +1,34 @@
+import AlarmCore
+import ArgumentParser
+
+/// `alarm remove ID... | --all`.
+struct Remove: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Remove alarms by id, or all of them.")
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: "The ids to remove.")
+    var ids: [String] = []
+
+    @Flag(help: "Remove every alarm.")
+    var all = false
+
+    func validate() throws {
+        guard all != !ids.isEmpty else { throw ValidationError("give the ids to remove, or --all") }
+    }
+
+    func run() throws {
+        let ctx = try Context(options)
+        do {
+            if all {
+                let n = try ctx.store.removeAll()
+                print("removed \(n) alarm(s)")
+                return
+            }
+            let removed = try ctx.store.remove(ids: ids)
+            if !removed.isEmpty { print("removed \(removed.joined(separator: ", "))") }
+            let missing = ids.filter { !removed.contains($0) }
+            if !missing.isEmpty { throw CLIError("no alarm with id \(missing.map { "'\($0)'" }.joined(separator: ", "))") }
+        } catch let error as CLIError { throw error } catch { throw CLIError(error) }
+    }
+}

@@ -1,0 +1,37 @@
+import AlarmCore
+import ArgumentParser
+
+/// `alarm skip ID`: the next occurrence does not ring; the ones after it do.
+struct Skip: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Skip the next occurrence of an alarm.")
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "The alarm's id.") var id: String
+
+    func run() throws { try setSkip(options, id: id, true) }
+}
+
+/// `alarm unskip ID`: undo `skip`.
+struct Unskip: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Undo skip: the next occurrence rings again.")
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "The alarm's id.") var id: String
+
+    func run() throws { try setSkip(options, id: id, false) }
+}
+
+private func setSkip(_ options: GlobalOptions, id: String, _ skip: Bool) throws {
+    let ctx = try Context(options)
+    let updated: Alarm?
+    do { updated = try ctx.store.setSkipNext(id: id, skip) } catch { throw CLIError(error) }
+    guard let alarm = updated else { throw CLIError("no alarm with id '\(id)'") }
+    guard let first = alarm.nextRing(after: ctx.now, systemZone: ctx.zone) else {
+        print("\(id) never rings again")
+        return
+    }
+    if skip {
+        let then = alarm.nextRing(after: first, systemZone: ctx.zone)
+        print("\(id): skipping \(ctx.rfc3339(first, for: alarm)); next ring \(then.map { ctx.rfc3339($0, for: alarm) } ?? "never")")
+    } else {
+        print("\(id): next ring \(ctx.rfc3339(first, for: alarm))")
+    }
+}

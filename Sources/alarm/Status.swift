@@ -1,0 +1,57 @@
+import AlarmCore
+import AlarmSystem
+import ArgumentParser
+import Foundation
+
+/// `alarm status`: what alarmd is doing, from its status.json, and whether it is running.
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show whether alarmd runs, and what it is doing.")
+
+    @OptionGroup var options: GlobalOptions
+
+    @Flag(help: "Print status.json, with \"running\" added.")
+    var json = false
+
+    func run() throws {
+        let ctx = try Context(options)
+        var running = true
+        var why: String? = nil
+        do { try ControlFIFO.probe(ctx.config.fifoPath) } catch {
+            running = false
+            why = "\(error)"
+        }
+        let raw = try? Data(contentsOf: URL(fileURLWithPath: ctx.config.statusPath))
+        if json {
+            var object = (raw.flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]) ?? [:]
+            object["running"] = running
+            print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]), as: UTF8.self))
+        } else if !running {
+            print(why ?? "alarmd is not running")
+        } else if let status = readStatus(ctx) {
+            print(describe(status, ctx))
+        } else {
+            print("alarmd is running (no status yet)")
+        }
+        if !running { throw ExitCode(3) }
+    }
+}
+
+func readStatus(_ ctx: Context) -> EngineStatus? {
+    guard let data = try? Data(contentsOf: URL(fileURLWithPath: ctx.config.statusPath)) else { return nil }
+    return try? JSONDecoder().decode(EngineStatus.self, from: data)
+}
+
+func describe(_ status: EngineStatus, _ ctx: Context) -> String {
+    let sound = status.sound.map { $0 == "default" ? "the default tone" : $0 } ?? "the default tone"
+    switch status.state {
+    case .ringing:
+        var line = "ringing: \(status.alarm ?? "ring") with \(sound)"
+        if let reason = status.reason { line += " (\(reason))" }
+        return line
+    case .snoozed:
+        return "snoozed until \(status.snoozedUntil.map { ctx.clock($0) } ?? "?") (\(status.alarm ?? "ring"))"
+    case .idle:
+        guard let next = status.next else { return "idle: no alarm scheduled" }
+        return "idle: next \(next.id) at \(ctx.short(next.at)) (in \(Durations.spoken(next.at.timeIntervalSince(ctx.now))))"
+    }
+}
