@@ -52,7 +52,9 @@ let package = Package(
         .testTarget(name: "AlarmAudioTests", dependencies: ["AlarmAudio"]),
         .testTarget(name: "AlarmSystemTests", dependencies: ["AlarmSystem"]),
         .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon"]),
+        // Real-audio harness shared by the test targets: a PulseAudio null sink and its recorder.
+        .target(name: "AlarmTestSupport", path: "Tests/AlarmTestSupport"),
         // Runs the built binaries as processes.
-        .testTarget(name: "EndToEndTests", dependencies: ["alarm", "alarmd"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["alarm", "alarmd", "AlarmTestSupport"]),
     ]
 )

@@ -179,14 +179,18 @@ public final class ControlFIFO {
     }
 
     public static func send(line: String, to path: String) throws {
-        let bytes = Array(line.utf8) + [UInt8(ascii: "\n")]
-        guard bytes.count > 1 else { throw ControlFIFOError.badLine(reason: "the line is empty") }
-        guard bytes.count - 1 <= ControlCommand.maximumLineLength else {
+        let text = Array(line.utf8)
+        guard !text.isEmpty else { throw ControlFIFOError.badLine(reason: "the line is empty") }
+        guard text.count <= ControlCommand.maximumLineLength else {
             throw ControlFIFOError.badLine(reason: "longer than \(ControlCommand.maximumLineLength) bytes")
         }
-        guard !bytes.dropLast().contains(UInt8(ascii: "\n")) else {
+        guard !text.contains(UInt8(ascii: "\n")) else {
             throw ControlFIFOError.badLine(reason: "it contains a newline")
         }
+        // A leading newline ends whatever partial line a writer that died mid-line left in the
+        // FIFO (the reader ignores blank lines), so our command never glues onto its tail.
+        // Still one write below PIPE_BUF: atomic among concurrent writers.
+        let bytes = [UInt8(ascii: "\n")] + text + [UInt8(ascii: "\n")]
         let fd: Int32
         do {
             fd = try valueOrErrno("open(\(path))") { open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC) }

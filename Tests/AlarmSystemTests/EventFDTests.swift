@@ -38,3 +38,23 @@ struct ControlFIFOProbeTests {
         #expect(try fifo.readCommands() == [.stop])
     }
 }
+
+@Suite("ControlFIFO.send after a writer died mid-line")
+struct ControlFIFOPartialLineTests {
+    @Test("a partial line left by a dead writer does not swallow the next command (issue #4 garbage case)")
+    func partialLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("partial-\(UUID().uuidString)").path
+        try Directories.create(dir, mode: 0o700)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/control"
+        let fifo = try ControlFIFO(path: path)
+        let writer = try #require(FileHandle(forWritingAtPath: path))
+        writer.write(Data("sto".utf8))
+        try writer.close()
+        try ControlFIFO.send(line: "ring a440.wav", to: path)
+        let commands = try fifo.readCommands()
+        #expect(commands.last == .ring(sound: "a440.wav"), "\(commands)")
+        #expect(commands.count == 2)
+        if case .invalid = commands.first {} else { Issue.record("the stranded 'sto' must be reported invalid: \(commands)") }
+    }
+}
