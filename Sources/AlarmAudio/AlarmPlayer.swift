@@ -47,6 +47,13 @@ public final class AlarmPlayer: @unchecked Sendable {
         self.log = log ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }
 
+    /// An explicit device list, tried in order (no fallbacks added).
+    public init(devices: [String], log: Log? = nil) {
+        precondition(!devices.isEmpty)
+        self.devices = devices
+        self.log = log ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    }
+
     /// The configured device, then `default`, then the first card's `plughw`, without repeats.
     public static func fallbackList(configured: String) -> [String] {
         var list = [configured, "default"]

@@ -42,7 +42,7 @@ struct PlaybackTests {
         #expect(Signal.maxAbsError(rec.samples, ref) <= 2.0 / 32768)
     }
 
-    @Test("the shipped sounds play through ALSA", arguments: ["chime.caf", "beacon.aiff", "sunrise.wav"])
+    @Test("the shipped sounds play through ALSA", arguments: ["chime.caf", "chime-ima4.caf", "beacon.aiff", "sunrise.wav"])
     func shipped(name: String) throws {
         let dir = try #require(SoundLibrary.installedSoundsDirectory())
         let want = try SoundLibrary(directories: [dir]).choose(name).clip
