@@ -83,6 +83,45 @@ struct StopSilenceTests {
     }
 }
 
+extension StopSilenceTests {
+    @Test("an underrun (player frozen for 0.5 s) is recovered with snd_pcm_recover and the sound resumes")
+    func underrun() throws {
+        let sink = try PulseNullSink(sinkName: "alarmxrun")
+        defer { sink.shutdown() }
+        let sounds = TempDir()
+        try Fixture.write(sounds.file("long.wav"), samples: Signal.sine(frequency: 440, rate: Self.rate, channels: 1, frames: 10 * Self.rate),
+                          channels: 1, rate: Self.rate, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+        let rec = try sink.record()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try Subprocess.executable("alarm"))
+        p.arguments = ["play", "long.wav", "--loop", "--device", "pulse", "--sounds-dir", sounds.path]
+        p.environment = ProcessInfo.processInfo.environment.merging(sink.environment) { $1 }
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        try #require(rec.waitForSound() != nil, "no sound reached the sink")
+        Thread.sleep(forTimeInterval: 0.5)
+        kill(p.processIdentifier, SIGSTOP)
+        Thread.sleep(forTimeInterval: 0.5)
+        // The buffer (50 ms) has run dry: the sink records silence now.
+        let frozenAt = rec.count
+        Thread.sleep(forTimeInterval: 0.3)
+        let silent = rec.samples[frozenAt...].allSatisfy { $0 == 0 }
+        kill(p.processIdentifier, SIGCONT)
+        let resumed = rec.waitForSound(from: rec.count, timeout: 10)
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        _ = rec.stop()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(silent, "the frozen player should leave the sink silent")
+        #expect(resumed != nil, "sound resumed after the underrun")
+        #expect(stderr.contains("ALSA device 'pulse': snd_pcm_writei failed: Broken pipe; recovering"), "\(stderr)")
+        #expect(p.terminationStatus == 0)
+    }
+}
+
 final class Box<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: T?
