@@ -132,12 +132,13 @@ public enum SoundDecoder {
         }
         defer { sf_close(sf) }
         let major = info.format & Int32(SF_FORMAT_TYPEMASK)
-        let expected: Int32 = switch l.container {
-        case .wav: Int32(SF_FORMAT_WAV)
-        case .aiff, .aifc: Int32(SF_FORMAT_AIFF)
-        case .caf: Int32(SF_FORMAT_CAF)
+        // WAVE_FORMAT_EXTENSIBLE (sox's 24-bit output, many editors' exports) is still a WAV.
+        let expected: [Int32] = switch l.container {
+        case .wav: [Int32(SF_FORMAT_WAV), Int32(SF_FORMAT_WAVEX)]
+        case .aiff, .aifc: [Int32(SF_FORMAT_AIFF)]
+        case .caf: [Int32(SF_FORMAT_CAF)]
         }
-        guard major == expected else { throw .corrupt(name, detail: "libsndfile reads it as another container") }
+        guard expected.contains(major) else { throw .corrupt(name, detail: "libsndfile reads it as another container") }
         let channels = Int(info.channels), rate = Int(info.samplerate)
         guard let fmt = formatName(container: l.container, subtype: info.format & Int32(SF_FORMAT_SUBMASK)) else {
             throw .unsupported(name, detail: "\(headerFormatName(l)) in \(l.container.rawValue) is not a data format we play")
