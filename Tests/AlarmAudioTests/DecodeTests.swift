@@ -26,7 +26,7 @@ let combos: [Combo] = {
     func c(_ l: String, _ e: String, _ major: Int, _ sub: Int, _ err: Float?, _ name: String) -> Combo {
         Combo(label: l, ext: e, format: Int32(major | sub), maxError: err, expectedFormat: name)
     }
-    let W = Int(SF_FORMAT_WAV), X = Int(SF_FORMAT_WAVEX), A = Int(SF_FORMAT_AIFF), C = Int(SF_FORMAT_CAF)
+    let W = Int(SF_FORMAT_WAV), X = Int(SF_FORMAT_WAVEX), A = Int(SF_FORMAT_AIFF), C = Int(SF_FORMAT_CAF), L = Int(SF_ENDIAN_LITTLE)
     return [
         c("WAV u8", "wav", W, Int(SF_FORMAT_PCM_U8), 1.0 / 128 + 1e-4, "PCM u8"),
         c("WAV s16", "wav", W, Int(SF_FORMAT_PCM_16), PCM16, "PCM s16"),
@@ -69,6 +69,11 @@ let combos: [Combo] = {
         c("CAF float64", "caf", C, Int(SF_FORMAT_DOUBLE), 1e-7, "float64"),
         c("CAF µ-law", "caf", C, Int(SF_FORMAT_ULAW), 0.02, "µ-law"),
         c("CAF a-law", "caf", C, Int(SF_FORMAT_ALAW), 0.02, "a-law"),
+        // Little-endian variants: AIFF-C 'sowt', and CAF lpcm as afconvert writes by default (LEI16).
+        c("AIFF-C sowt s16 (little-endian)", "aifc", A | L, Int(SF_FORMAT_PCM_16), PCM16, "PCM s16"),
+        c("CAF s16 little-endian", "caf", C | L, Int(SF_FORMAT_PCM_16), PCM16, "PCM s16"),
+        c("CAF s24 little-endian", "caf", C | L, Int(SF_FORMAT_PCM_24), 1e-6, "PCM s24"),
+        c("CAF float32 little-endian", "caf", C | L, Int(SF_FORMAT_FLOAT), 1e-7, "float32"),
         c("CAF ALAC 16", "caf", C, Int(SF_FORMAT_ALAC_16), PCM16, "ALAC 16"),
         c("CAF ALAC 24", "caf", C, Int(SF_FORMAT_ALAC_24), 1e-6, "ALAC 24"),
     ]
