@@ -67,7 +67,7 @@ public enum SoundDecoder {
         let priming = l.cafPrimingFrames
         var realFrames = codedFrames - priming
         if let valid = l.cafValidFrames {
-            guard valid + priming <= codedFrames else {
+            guard valid <= codedFrames - priming else {  // (no addition: `valid` may be near Int.max)
                 throw .truncated(name, detail: "its 'pakt' announces \(valid) frames but the data holds \(codedFrames)")
             }
             realFrames = valid
@@ -162,7 +162,7 @@ public enum SoundDecoder {
         let chunk = 4096
         var buf = [Float](repeating: 0, count: chunk * channels)
         var samples: [Float] = []
-        samples.reserveCapacity(min(Int(clamping: info.frames), limit + 1, realCap) * channels)
+        samples.reserveCapacity(max(0, min(Int(clamping: info.frames), limit + 1, realCap)) * channels)
         var frames = 0
         while frames <= limit && frames < realCap {
             let want = min(chunk, limit + 1 - frames, realCap - frames)
