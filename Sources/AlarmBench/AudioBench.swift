@@ -50,6 +50,26 @@ enum AudioBench {
         let played = Double(summary.framesWritten) / Double(clip.sampleRate)
         print(String(format: "ringing (stereo 48 kHz, volume + fade, looped, ALSA 'null'): %.0f s of audio in %.2f s wall, %.3f s CPU → %.3f%% of one core while ringing",
                      played, wall, cpu, played > 0 ? cpu / played * 100 : .nan))
+        pacedRinging(clip)
+    }
+
+    /// Ringing on a real-time device: when `PULSE_SERVER` points at a PulseAudio server, ring on
+    /// the `pulse` PCM for `wall` seconds of wall time and report the CPU share measured.
+    static func pacedRinging(_ clip: AudioClip, wall: Double = 5) {
+        guard ProcessInfo.processInfo.environment["PULSE_SERVER"] != nil else {
+            print("ringing on a paced device: skipped (set PULSE_SERVER to a PulseAudio server to measure)")
+            return
+        }
+        let player = AlarmPlayer(devices: ["pulse"], log: { print("  log: \($0)") })
+        let before = cpuSeconds()
+        let t0 = ContinuousClock.now
+        player.start(clip, loudness: Loudness(volumePercent: 70, fadeIn: 2))
+        Thread.sleep(forTimeInterval: wall)
+        let summary = player.stop()
+        let elapsed = seconds(ContinuousClock.now - t0)
+        let cpu = cpuSeconds() - before
+        print(String(format: "ringing on 'pulse' (paced): %.2f s wall, %.1f s of audio written, %.3f s CPU → %.2f%% of one core (alsa-lib + pulse client included)",
+                     elapsed, Double(summary.framesWritten) / Double(clip.sampleRate), cpu, cpu / elapsed * 100))
     }
 
     static func seconds(_ d: Duration) -> Double {
