@@ -26,13 +26,17 @@ public final class AlarmPlayer: @unchecked Sendable {
     public typealias Log = @Sendable (String) -> Void
 
     public let devices: [String]
-    public var log: Log
+    public let log: Log
+    // Tuning, read when a ring starts (changes apply to the next ring).
     /// Buffer size asked of ALSA. Small so that a stop (drop) is heard within 100 ms.
-    public var latencyMicros: UInt32 = 50_000
+    public var latencyMicros: UInt32 { get { locked { _latency } } set { locked { _latency = newValue } } }
     /// Silence between two loops of the clip.
-    public var pauseSeconds: Double = 0.5
+    public var pauseSeconds: Double { get { locked { _pause } } set { locked { _pause = newValue } } }
     /// Wait between two rounds of the device list when none opens.
-    public var retrySeconds: Double = 1
+    public var retrySeconds: Double { get { locked { _retry } } set { locked { _retry = newValue } } }
+    private var _latency: UInt32 = 50_000
+    private var _pause = 0.5
+    private var _retry = 1.0
 
     private let lock = NSCondition()
     private var stopRequested = false
@@ -47,6 +51,13 @@ public final class AlarmPlayer: @unchecked Sendable {
         self.log = log ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }
 
+    /// An explicit device list, tried in order (no fallbacks added).
+    public init(devices: [String], log: Log? = nil) {
+        precondition(!devices.isEmpty)
+        self.devices = devices
+        self.log = log ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    }
+
     /// The configured device, then `default`, then the first card's `plughw`, without repeats.
     public static func fallbackList(configured: String) -> [String] {
         var list = [configured, "default"]
@@ -55,7 +66,13 @@ public final class AlarmPlayer: @unchecked Sendable {
         return list.filter { seen.insert($0).inserted }
     }
 
-    public var isRinging: Bool { lock.lock(); defer { lock.unlock() }; return running }
+    public var isRinging: Bool { locked { running } }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
 
     /// Starts ringing on a new thread and returns at once. `onFirstFrame` is called (on the player
     /// thread) the moment the first frame was accepted by ALSA. The ring loops the clip with
@@ -118,7 +135,7 @@ public final class AlarmPlayer: @unchecked Sendable {
 
     // MARK: the player thread
 
-    private var shouldStop: Bool { lock.lock(); defer { lock.unlock() }; return stopRequested }
+    private var shouldStop: Bool { locked { stopRequested } }
 
     private func ring(_ clip: AudioClip, loudness: Loudness, loop: Bool, maxDuration: Double?, retryForever: Bool,
                       onFirstFrame: (@Sendable (PlaybackStarted) -> Void)?) -> PlaybackSummary {
@@ -129,8 +146,9 @@ public final class AlarmPlayer: @unchecked Sendable {
 
     private func ring(_ clip: AudioClip, loudness: Loudness, loop: Bool, maxDuration: Double?, retryForever: Bool,
                       onFirstFrame: (@Sendable (PlaybackStarted) -> Void)?, lastError: inout AlsaError?) -> PlaybackSummary {
+        let (latency, pause, retry) = locked { (_latency, _pause, _retry) }
         var timeline = Timeline(clip: clip, loudness: loudness, loop: loop,
-                                pauseFrames: Int(pauseSeconds * Double(clip.sampleRate)),
+                                pauseFrames: Int(pause * Double(clip.sampleRate)),
                                 endFrame: maxDuration.map { Int($0 * Double(clip.sampleRate)) })
         var result = PlaybackSummary(device: nil, framesWritten: 0, stoppedByCaller: false)
         var firstFrame = onFirstFrame
@@ -139,7 +157,7 @@ public final class AlarmPlayer: @unchecked Sendable {
                 if shouldStop { result.stoppedByCaller = true; return result }
                 let pcm: AlsaPCM
                 do throws(AlsaError) {
-                    pcm = try AlsaPCM(name: name, channels: clip.channels, rate: clip.sampleRate, latencyMicros: latencyMicros)
+                    pcm = try AlsaPCM(name: name, channels: clip.channels, rate: clip.sampleRate, latencyMicros: latency)
                 } catch {
                     log("alarm: \(error)")
                     lastError = error
@@ -169,7 +187,7 @@ public final class AlarmPlayer: @unchecked Sendable {
             if !retryForever { result.device = nil; return result }
             // No device would play: wait, then go round the list again, unless told to stop.
             lock.lock()
-            let deadline = Date().addingTimeInterval(retrySeconds)
+            let deadline = Date().addingTimeInterval(retry)
             while !stopRequested && lock.wait(until: deadline) {}
             let stop = stopRequested
             lock.unlock()
@@ -183,7 +201,7 @@ public final class AlarmPlayer: @unchecked Sendable {
     /// so a stop request is seen within one wait.
     private func feed(_ pcm: AlsaPCM, _ timeline: inout Timeline, _ firstFrame: inout (@Sendable (PlaybackStarted) -> Void)?,
                       _ result: inout PlaybackSummary) -> FeedEnd {
-        let chunkFrames = max(64, clipRate(pcm) / 100)  // 10 ms
+        let chunkFrames = max(64, pcm.rate / 100)  // 10 ms
         var buffer = [Int16](repeating: 0, count: chunkFrames * pcm.channels)
         var pending = 0, offset = 0
         while true {
@@ -212,8 +230,6 @@ public final class AlarmPlayer: @unchecked Sendable {
             }
         }
     }
-
-    private func clipRate(_ pcm: AlsaPCM) -> Int { pcm.rate }
 }
 
 /// The audio of a ring as an endless (or bounded) sequence of 16-bit frames: clip, pause, clip, …

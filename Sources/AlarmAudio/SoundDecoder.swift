@@ -67,7 +67,7 @@ public enum SoundDecoder {
         let priming = l.cafPrimingFrames
         var realFrames = codedFrames - priming
         if let valid = l.cafValidFrames {
-            guard valid + priming <= codedFrames else {
+            guard valid <= codedFrames - priming else {  // (no addition: `valid` may be near Int.max)
                 throw .truncated(name, detail: "its 'pakt' announces \(valid) frames but the data holds \(codedFrames)")
             }
             realFrames = valid
@@ -132,12 +132,13 @@ public enum SoundDecoder {
         }
         defer { sf_close(sf) }
         let major = info.format & Int32(SF_FORMAT_TYPEMASK)
-        let expected: Int32 = switch l.container {
-        case .wav: Int32(SF_FORMAT_WAV)
-        case .aiff, .aifc: Int32(SF_FORMAT_AIFF)
-        case .caf: Int32(SF_FORMAT_CAF)
+        // WAVE_FORMAT_EXTENSIBLE (sox's 24-bit output, many editors' exports) is still a WAV.
+        let expected: [Int32] = switch l.container {
+        case .wav: [Int32(SF_FORMAT_WAV), Int32(SF_FORMAT_WAVEX)]
+        case .aiff, .aifc: [Int32(SF_FORMAT_AIFF)]
+        case .caf: [Int32(SF_FORMAT_CAF)]
         }
-        guard major == expected else { throw .corrupt(name, detail: "libsndfile reads it as another container") }
+        guard expected.contains(major) else { throw .corrupt(name, detail: "libsndfile reads it as another container") }
         let channels = Int(info.channels), rate = Int(info.samplerate)
         guard let fmt = formatName(container: l.container, subtype: info.format & Int32(SF_FORMAT_SUBMASK)) else {
             throw .unsupported(name, detail: "\(headerFormatName(l)) in \(l.container.rawValue) is not a data format we play")
@@ -161,7 +162,7 @@ public enum SoundDecoder {
         let chunk = 4096
         var buf = [Float](repeating: 0, count: chunk * channels)
         var samples: [Float] = []
-        samples.reserveCapacity(min(Int(clamping: info.frames), limit + 1, realCap) * channels)
+        samples.reserveCapacity(max(0, min(Int(clamping: info.frames), limit + 1, realCap)) * channels)
         var frames = 0
         while frames <= limit && frames < realCap {
             let want = min(chunk, limit + 1 - frames, realCap - frames)

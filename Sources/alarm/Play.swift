@@ -16,19 +16,19 @@ struct Play: ParsableCommand {
     @Flag(name: .customLong("default"), help: "Play the built-in default tone.")
     var defaultTone = false
 
-    @Option(help: "ALSA PCM to play on (default: $ALARM_DEVICE, else 'default'); falls back to 'default', then the first card.")
+    @Option(help: ArgumentHelp("ALSA PCM to play on (default: $ALARM_DEVICE, else 'default'); falls back to 'default', then the first card.", valueName: "pcm"))
     var device: String?
 
-    @Option(help: "Volume in percent of full scale, 0-100.")
-    var volume: Double = 100
+    @Option(help: ArgumentHelp("Volume in percent of full scale, 0-100.", valueName: "percent"))
+    var volume: Int = 100
 
-    @Option(name: .customLong("fade-in"), help: "Seconds to rise from silence to full volume.")
+    @Option(name: .customLong("fade-in"), help: ArgumentHelp("Seconds to rise from silence to full volume.", valueName: "seconds"))
     var fadeIn: Double = 0
 
     @Flag(help: "Ring like an alarm: loop the sound with a short pause until interrupted (Ctrl-C, SIGTERM).")
     var loop = false
 
-    @Option(name: .customLong("max-seconds"), help: "With --loop: stop after this many seconds of audio.")
+    @Option(name: .customLong("max-seconds"), help: ArgumentHelp("With --loop: stop after this many seconds of audio.", valueName: "seconds"))
     var maxSeconds: Double?
 
     @OptionGroup var sounds: SoundOptions
@@ -36,7 +36,7 @@ struct Play: ParsableCommand {
     func validate() throws {
         if defaultTone && name != nil { throw ValidationError("give a sound name or --default, not both") }
         if !defaultTone && name == nil { throw ValidationError("give a sound name (see 'alarm sounds') or --default") }
-        guard volume.isFinite, (0...100).contains(volume) else { throw ValidationError("--volume must be between 0 and 100") }
+        guard (0...100).contains(volume) else { throw ValidationError("--volume must be between 0 and 100") }
         guard fadeIn.isFinite, fadeIn >= 0 else { throw ValidationError("--fade-in must be 0 or more seconds") }
         if let maxSeconds, !(maxSeconds > 0) { throw ValidationError("--max-seconds must be more than 0") }
         if maxSeconds != nil && !loop { throw ValidationError("--max-seconds goes with --loop") }
@@ -49,7 +49,7 @@ struct Play: ParsableCommand {
         }
         let what = choice.name.map { "'\($0)'" } ?? "the default tone"
         let player = AlarmPlayer(device: device)
-        let loudness = Loudness(volumePercent: volume, fadeIn: fadeIn)
+        let loudness = Loudness(volumePercent: Double(volume), fadeIn: fadeIn)
         if loop {
             // Block the stop signals before the player thread exists, so only sigwait sees them.
             var set = sigset_t()

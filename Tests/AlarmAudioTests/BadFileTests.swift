@@ -155,6 +155,25 @@ struct BadFileTests {
         expectDefault(lib.choose("pipe.wav"), "unreadable", "not a regular file")
     }
 
+    @Test("odd-sized extra chunks are skipped, and a CAF 'data' of unknown size (-1) runs to the end")
+    func oddButValid() throws {
+        let dir = TempDir()
+        try sine(dir, "plain.wav", seconds: 0.5)
+        var wav = dir.bytes("plain.wav")
+        let dataAt = try #require((0..<wav.count - 4).first { wav[$0..<$0 + 4].elementsEqual("data".utf8) })
+        // "LIST" with 3 bytes of payload and its pad byte, before 'data'.
+        wav.insert(contentsOf: Array("LIST".utf8) + [3, 0, 0, 0, 0x61, 0x62, 0x63, 0], at: dataAt)
+        dir.write("list.wav", wav)
+        try sine(dir, "ref.aifc", seconds: 0.5, format: Int32(SF_FORMAT_AIFF | SF_FORMAT_IMA_ADPCM))
+        let packets = try #require(CAFWriter.ssndPayload(dir.bytes("ref.aifc")))
+        dir.write("stream.caf", CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: nil, dataSize: -1))
+        let lib = SoundLibrary(directories: [dir.path])
+        let plain = try lib.inspect("plain.wav").result.get()
+        #expect(try lib.inspect("list.wav").result.get() == plain)
+        let stream = try lib.inspect("stream.caf").result.get()
+        #expect(stream.frameCount == packets.count / 34 * 64)
+    }
+
     @Test("other containers and codecs are refused as unsupported")
     func unsupported() throws {
         let dir = TempDir()

@@ -26,7 +26,7 @@ let combos: [Combo] = {
     func c(_ l: String, _ e: String, _ major: Int, _ sub: Int, _ err: Float?, _ name: String) -> Combo {
         Combo(label: l, ext: e, format: Int32(major | sub), maxError: err, expectedFormat: name)
     }
-    let W = Int(SF_FORMAT_WAV), A = Int(SF_FORMAT_AIFF), C = Int(SF_FORMAT_CAF)
+    let W = Int(SF_FORMAT_WAV), X = Int(SF_FORMAT_WAVEX), A = Int(SF_FORMAT_AIFF), C = Int(SF_FORMAT_CAF), L = Int(SF_ENDIAN_LITTLE)
     return [
         c("WAV u8", "wav", W, Int(SF_FORMAT_PCM_U8), 1.0 / 128 + 1e-4, "PCM u8"),
         c("WAV s16", "wav", W, Int(SF_FORMAT_PCM_16), PCM16, "PCM s16"),
@@ -41,6 +41,13 @@ let combos: [Combo] = {
         // block starts, so it is not the writer here; the exact-length case uses sox mono.)
         { var x = c("WAV IMA ADPCM", "wav", W, Int(SF_FORMAT_IMA_ADPCM), nil, "IMA ADPCM"); x.padding = 2048; return x }(),
         c("WAV MS ADPCM", "wav", W, Int(SF_FORMAT_MS_ADPCM), nil, "MS ADPCM"),
+        c("WAV extensible u8", "wav", X, Int(SF_FORMAT_PCM_U8), 1.0 / 128 + 1e-4, "PCM u8"),
+        c("WAV extensible s16", "wav", X, Int(SF_FORMAT_PCM_16), PCM16, "PCM s16"),
+        c("WAV extensible s24", "wav", X, Int(SF_FORMAT_PCM_24), 1e-6, "PCM s24"),
+        c("WAV extensible s32", "wav", X, Int(SF_FORMAT_PCM_32), 1e-6, "PCM s32"),
+        c("WAV extensible float32", "wav", X, Int(SF_FORMAT_FLOAT), 1e-7, "float32"),
+        c("WAV extensible µ-law", "wav", X, Int(SF_FORMAT_ULAW), 0.02, "µ-law"),
+        c("WAV extensible a-law", "wav", X, Int(SF_FORMAT_ALAW), 0.02, "a-law"),
         { var x = c("AIFF s8", "aiff", A, Int(SF_FORMAT_PCM_S8), 1.0 / 128 + 1e-4, "PCM s8"); x.padding = 2; return x }(),
         c("AIFF s16", "aiff", A, Int(SF_FORMAT_PCM_16), PCM16, "PCM s16"),
         c("AIFF s24", "aiff", A, Int(SF_FORMAT_PCM_24), 1e-6, "PCM s24"),
@@ -62,13 +69,18 @@ let combos: [Combo] = {
         c("CAF float64", "caf", C, Int(SF_FORMAT_DOUBLE), 1e-7, "float64"),
         c("CAF µ-law", "caf", C, Int(SF_FORMAT_ULAW), 0.02, "µ-law"),
         c("CAF a-law", "caf", C, Int(SF_FORMAT_ALAW), 0.02, "a-law"),
+        // Little-endian variants: AIFF-C 'sowt', and CAF lpcm as afconvert writes by default (LEI16).
+        c("AIFF-C sowt s16 (little-endian)", "aifc", A | L, Int(SF_FORMAT_PCM_16), PCM16, "PCM s16"),
+        c("CAF s16 little-endian", "caf", C | L, Int(SF_FORMAT_PCM_16), PCM16, "PCM s16"),
+        c("CAF s24 little-endian", "caf", C | L, Int(SF_FORMAT_PCM_24), 1e-6, "PCM s24"),
+        c("CAF float32 little-endian", "caf", C | L, Int(SF_FORMAT_FLOAT), 1e-7, "float32"),
         c("CAF ALAC 16", "caf", C, Int(SF_FORMAT_ALAC_16), PCM16, "ALAC 16"),
         c("CAF ALAC 24", "caf", C, Int(SF_FORMAT_ALAC_24), 1e-6, "ALAC 24"),
     ]
 }()
 
 /// (channels, rate) shapes each combination is tested in.
-let shapes: [(Int, Int)] = [(1, 8_000), (2, 44_100), (1, 48_000), (2, 22_050)]
+let shapes: [(Int, Int)] = [(1, 8_000), (2, 44_100), (1, 48_000), (2, 22_050), (1, 11_025), (2, 96_000)]
 
 @Suite("Decoding every container × data format against a reference sine")
 struct DecodeTests {

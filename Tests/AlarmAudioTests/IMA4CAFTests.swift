@@ -63,6 +63,7 @@ struct IMA4CAFTests {
         cases.append(("short-desc.caf", Array(good.prefix(8)) + CAFWriter.chunk("desc", [0, 1, 2]), "corrupt"))
         cases.append(("no-desc.caf", Array(good.prefix(8)) + CAFWriter.chunk("data", [0, 0, 0, 0] + packets), "corrupt"))
         cases.append(("pakt-too-many.caf", CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: .init(validFrames: 5_000_000_000)), "truncated"))
+        cases.append(("pakt-int64-max.caf", CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: .init(validFrames: .max, priming: 64)), "truncated"))
         cases.append(("data-huge.caf", CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: nil, dataSize: 1 << 40), "truncated"))
         cases.append(("data-negative.caf", CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: nil, dataSize: -5), "corrupt"))
         cases.append(("cut-mid-packet.caf", Array(good.dropLast(7)), "truncated"))

@@ -42,7 +42,7 @@ struct PlaybackTests {
         #expect(Signal.maxAbsError(rec.samples, ref) <= 2.0 / 32768)
     }
 
-    @Test("the shipped sounds play through ALSA", arguments: ["chime.caf", "beacon.aiff", "sunrise.wav"])
+    @Test("the shipped sounds play through ALSA", arguments: ["chime.caf", "chime-ima4.caf", "beacon.aiff", "sunrise.wav"])
     func shipped(name: String) throws {
         let dir = try #require(SoundLibrary.installedSoundsDirectory())
         let want = try SoundLibrary(directories: [dir]).choose(name).clip
@@ -107,15 +107,15 @@ struct PlaybackTests {
         #expect(Signal.maxAbsError(rec.samples, DefaultTone.clip().samples) <= 2.0 / 32768)
     }
 
-    @Test("volume scales the recorded level", arguments: [50.0, 25.0])
-    func volume(percent: Double) throws {
+    @Test("volume scales the recorded level", arguments: [50, 25])
+    func volume(percent: Int) throws {
         let sounds = TempDir()
         let ref = try writeSine(sounds, "tone.wav", seconds: 0.5, rate: 48_000)
         let p = try play(["tone.wav", "--volume", String(percent)], sounds: sounds)
         let rec = try #require(p.recording, "\(p.result.stderr)")
-        let scaled = ref.map { $0 * Float(percent / 100) }
+        let scaled = ref.map { $0 * Float(percent) / 100 }
         #expect(Signal.maxAbsError(rec.samples, scaled) <= 2.0 / 32768)
-        #expect(abs(Double(Signal.peak(rec.samples[...])) - 0.5 * percent / 100) < 0.002)
+        #expect(abs(Double(Signal.peak(rec.samples[...])) - 0.5 * Double(percent) / 100) < 0.002)
     }
 
     @Test("fade-in rises linearly from silence to full volume")

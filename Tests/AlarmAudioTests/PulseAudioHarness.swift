@@ -1,0 +1,218 @@
+import Foundation
+
+/// A private PulseAudio server with one null sink: a *paced* (real-time) output that can be
+/// recorded, for tests that care about *when* sound is heard (stop means silence now).
+///
+/// Reusable: copy this file into another test target. It needs `pulseaudio` and `parec`
+/// (Debian: pulseaudio pulseaudio-utils) and, for ALSA clients, the `pulse` PCM
+/// (libasound2-plugins). Each instance runs in its own 0700 runtime directory, so parallel test
+/// processes do not meet. Processes are killed in `shutdown()` / `deinit`.
+///
+/// Clients reach it with `environment` (for subprocesses) or `exportToThisProcess()` (for
+/// in-process alsa-lib; only safe in `.serialized` suites).
+final class PulseNullSink: @unchecked Sendable {
+    struct Failed: Error, CustomStringConvertible { var description: String }
+
+    let sinkName: String
+    let rate: Int
+    let runtimeDir: String
+    private let server: Spawned
+    private let log: String
+
+    var socketPath: String { runtimeDir + "/pulse/native" }
+
+    /// What a client process needs in its environment to play to / record from this server.
+    var environment: [String: String] { Self.environment(runtimeDir) }
+
+    static func environment(_ dir: String) -> [String: String] {
+        ["XDG_RUNTIME_DIR": dir, "PULSE_SERVER": "unix:" + dir + "/pulse/native", "HOME": dir]
+    }
+
+    /// Starts `pulseaudio -n` with the native protocol and a null sink `sinkName`, mono at `rate` Hz,
+    /// and waits (up to `timeout` s) until `pactl` can talk to it.
+    init(sinkName: String = "alarmtest", rate: Int = 48_000, timeout: Double = 20) throws {
+        self.sinkName = sinkName
+        self.rate = rate
+        runtimeDir = FileManager.default.temporaryDirectory.path + "/alarm-pulse-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: runtimeDir, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        log = runtimeDir + "/pulseaudio.log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        server = try Spawned(
+            "/usr/bin/pulseaudio",
+            ["-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
+             "-L", "module-native-protocol-unix",
+             "-L", "module-null-sink sink_name=\(sinkName) rate=\(rate) channels=1"],
+            environment: Self.environment(runtimeDir), output: log)
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if !server.isRunning {
+                throw Failed(description: "pulseaudio exited: \(String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self))")
+            }
+            if FileManager.default.fileExists(atPath: socketPath) {
+                let check = try Spawned("/usr/bin/pactl", ["list", "short", "sinks"], environment: environment, output: runtimeDir + "/pactl.out")
+                if check.wait(timeout: 5) == 0,
+                    String(decoding: FileManager.default.contents(atPath: runtimeDir + "/pactl.out") ?? Data(), as: UTF8.self).contains(sinkName)
+                {
+                    break
+                }
+            }
+            if Date() > deadline {
+                shutdown()
+                throw Failed(description: "pulseaudio did not come up in \(timeout) s: \(String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self))")
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+    }
+
+    /// Points this process's PulseAudio clients (alsa-lib's `pulse` PCM) at this server.
+    func exportToThisProcess() {
+        for (k, v) in environment where k != "HOME" { setenv(k, v, 1) }
+    }
+
+    /// Starts `parec` on the sink's monitor: 16-bit mono at the sink's rate, in real time.
+    func record() throws -> PulseRecorder {
+        try PulseRecorder(source: sinkName + ".monitor", rate: rate, environment: environment)
+    }
+
+    func shutdown() {
+        server.terminate()
+        try? FileManager.default.removeItem(atPath: runtimeDir)
+    }
+
+    deinit { shutdown() }
+}
+
+/// A running `parec`; samples arrive in real time and are kept in memory.
+final class PulseRecorder: @unchecked Sendable {
+    /// What the reader thread fills; shared with it, hence its own lock.
+    private final class Buffer: @unchecked Sendable {
+        let lock = NSLock()
+        var data = Data()
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    let rate: Int
+    private let process: Spawned
+    private let buffer = Buffer()
+
+    init(source: String, rate: Int, environment: [String: String]) throws {
+        self.rate = rate
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw PulseNullSink.Failed(description: "pipe: \(errno)") }
+        process = try Spawned("/usr/bin/parec",
+                              ["-d", source, "--format=s16le", "--rate=\(rate)", "--channels=1", "--raw", "--latency-msec=10"],
+                              environment: environment, stdoutFD: fds[1])
+        close(fds[1])
+        let handle = FileHandle(fileDescriptor: fds[0], closeOnDealloc: true)
+        let buffer = self.buffer
+        let reader = Thread {
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                buffer.lock.lock()
+                buffer.data.append(chunk)
+                buffer.lock.unlock()
+            }
+            buffer.done.signal()
+        }
+        reader.start()
+    }
+
+    /// Samples received so far.
+    var count: Int { buffer.lock.lock(); defer { buffer.lock.unlock() }; return buffer.data.count / 2 }
+
+    var samples: [Int16] {
+        buffer.lock.lock(); defer { buffer.lock.unlock() }
+        let n = buffer.data.count / 2
+        return buffer.data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self).prefix(n)) }
+    }
+
+    /// Waits until a sample above `threshold` arrives after index `from`; its index, or nil.
+    func waitForSound(threshold: Int16 = 1_000, from: Int = 0, timeout: Double = 15) -> Int? {
+        let deadline = Date().addingTimeInterval(timeout)
+        var checked = from
+        while Date() < deadline {
+            let s = samples
+            if checked < s.count, let i = s[checked...].firstIndex(where: { abs(Int($0)) > Int(threshold) }) { return i }
+            checked = max(checked, s.count)
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return nil
+    }
+
+    /// Stops parec and returns everything recorded.
+    func stop() -> [Int16] {
+        process.terminate()
+        _ = buffer.done.wait(timeout: .now() + 5)
+        return samples
+    }
+
+    deinit { process.terminate() }
+}
+
+/// A child process started with posix_spawn and reaped by us (Foundation's `Process` reaps its
+/// children one at a time on Linux, so a long-running server would block every other `Process`).
+final class Spawned: @unchecked Sendable {
+    let pid: pid_t
+    private let lock = NSLock()
+    private var status: Int32?
+
+    /// Starts `path args` with `environment` added to ours; stdout+stderr to the file `output`, or
+    /// stdout to `stdoutFD` (stderr to /dev/null).
+    init(_ path: String, _ args: [String], environment: [String: String], output: String? = nil, stdoutFD: Int32? = nil) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let output {
+            posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        } else if let stdoutFD {
+            posix_spawn_file_actions_adddup2(&actions, stdoutFD, 1)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
+        let argv = ([path] + args).map { strdup($0) } + [nil]
+        let envp = env.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        guard rc == 0 else { throw PulseNullSink.Failed(description: "posix_spawn \(path): \(String(cString: strerror(rc)))") }
+        self.pid = pid
+    }
+
+    /// Reaps without blocking; true while the child runs.
+    var isRunning: Bool {
+        lock.lock(); defer { lock.unlock() }
+        if status != nil { return false }
+        var st: Int32 = 0
+        let r = waitpid(pid, &st, WNOHANG)
+        if r == pid { status = st; return false }
+        if r < 0 { status = -1; return false }  // ECHILD: someone else reaped it
+        return true
+    }
+
+    /// Waits up to `timeout` s; the exit code, or nil if still running.
+    func wait(timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while isRunning {
+            if Date() > deadline { return nil }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        lock.lock(); defer { lock.unlock() }
+        guard let st = status, st >= 0 else { return -1 }
+        return (st & 0x7F) == 0 ? (st >> 8) & 0xFF : -1
+    }
+
+    /// SIGTERM, then SIGKILL after `grace` seconds (parec and pulseaudio take 1.7–2 s to leave
+    /// on SIGTERM, and tests need nothing from them at that point); reaps.
+    func terminate(grace: Double = 0.3) {
+        guard isRunning else { return }
+        kill(pid, SIGTERM)
+        if wait(timeout: grace) == nil {
+            kill(pid, SIGKILL)
+            _ = wait(timeout: 5)
+        }
+    }
+}

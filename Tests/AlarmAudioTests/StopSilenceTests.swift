@@ -1,0 +1,137 @@
+import AlarmAudio
+import CSndfile
+import Foundation
+import Testing
+
+/// Stop means silence now, on a paced device: a PulseAudio null sink, recorded in real time.
+/// Serialized: these start servers and point this process's alsa-lib `pulse` PCM at one.
+@Suite("Stop is silence within 100 ms (PulseAudio null sink)", .serialized)
+struct StopSilenceTests {
+    static let rate = 48_000
+
+    /// Index of the last sample that is not exactly zero.
+    func lastSound(_ s: [Int16]) -> Int? { s.lastIndex { $0 != 0 } }
+
+    @Test("AlarmPlayer.stop() drops the buffer: the sink is silent right after it returns")
+    func playerStop() throws {
+        let sink = try PulseNullSink(sinkName: "alarmstop")
+        defer { sink.shutdown() }
+        sink.exportToThisProcess()
+        let rec = try sink.record()
+        let clip = AudioClip(samples: Signal.sine(frequency: 440, rate: Self.rate, channels: 1, frames: 5 * Self.rate),
+                             channels: 1, sampleRate: Self.rate)
+        let lines = LogLines()
+        let player = AlarmPlayer(device: "pulse", log: { lines.add($0) })
+        let started = Box<PlaybackStarted>()
+        player.start(clip) { started.set($0) }
+        let soundAt = rec.waitForSound()
+        try #require(soundAt != nil, "no sound reached the sink; log: \(lines.all)")
+        #expect(started.get()?.device == "pulse")
+        Thread.sleep(forTimeInterval: 1.0)  // mid-clip: the clip is 5 s long
+        let t0 = ContinuousClock.now
+        let summary = player.stop()
+        let stopTook = ContinuousClock.now - t0
+        let atStop = rec.count
+        #expect(summary.stoppedByCaller)
+        #expect(!player.isRinging)
+        Thread.sleep(forTimeInterval: 1.5)
+        let s = rec.stop()
+        let last = try #require(lastSound(s))
+        let after = Double(last - atStop) / Double(Self.rate)
+        print("stop(): returned in \(stopTook); sound in the recording ended \(String(format: "%.3f", after)) s after stop returned; then \(String(format: "%.2f", Double(s.count - last) / Double(Self.rate))) s of zeros")
+        #expect(after < 0.1, "sound went on \(after) s after stop")
+        #expect(s.count - last > Self.rate, "at least 1 s of exact silence recorded after the sound")
+        #expect(Double(last - soundAt!) / Double(Self.rate) > 0.8, "it was ringing before the stop")
+        #expect(stopTook < .milliseconds(100))
+    }
+
+    @Test("alarm play --loop stops on SIGTERM with silence right away, exit 0")
+    func cliStop() throws {
+        let sink = try PulseNullSink(sinkName: "alarmcli")
+        defer { sink.shutdown() }
+        let sounds = TempDir()
+        try Fixture.write(sounds.file("long.wav"), samples: Signal.sine(frequency: 440, rate: Self.rate, channels: 1, frames: 10 * Self.rate),
+                          channels: 1, rate: Self.rate, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+        let rec = try sink.record()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try Subprocess.executable("alarm"))
+        p.arguments = ["play", "long.wav", "--loop", "--device", "pulse", "--sounds-dir", sounds.path]
+        p.environment = ProcessInfo.processInfo.environment.merging(sink.environment) { $1 }
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        let soundAt = rec.waitForSound()
+        try #require(soundAt != nil, "no sound reached the sink")
+        Thread.sleep(forTimeInterval: 1.0)
+        let t0 = ContinuousClock.now
+        let atStop = rec.count
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        let exitTook = ContinuousClock.now - t0
+        Thread.sleep(forTimeInterval: 1.5)
+        let s = rec.stop()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(p.terminationStatus == 0, "\(stderr)")
+        #expect(stderr.contains("ringing 'long.wav' on pulse"))
+        let last = try #require(lastSound(s))
+        let after = Double(last - atStop) / Double(Self.rate)
+        print("alarm play --loop: exited \(exitTook) after SIGTERM; sound ended \(String(format: "%.3f", after)) s after the signal")
+        #expect(after < 0.1, "sound went on \(after) s after SIGTERM")
+        #expect(s.count - last > Self.rate)
+    }
+}
+
+extension StopSilenceTests {
+    @Test("an underrun (player frozen for 0.5 s) is recovered with snd_pcm_recover and the sound resumes")
+    func underrun() throws {
+        let sink = try PulseNullSink(sinkName: "alarmxrun")
+        defer { sink.shutdown() }
+        let sounds = TempDir()
+        try Fixture.write(sounds.file("long.wav"), samples: Signal.sine(frequency: 440, rate: Self.rate, channels: 1, frames: 10 * Self.rate),
+                          channels: 1, rate: Self.rate, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+        let rec = try sink.record()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try Subprocess.executable("alarm"))
+        p.arguments = ["play", "long.wav", "--loop", "--device", "pulse", "--sounds-dir", sounds.path]
+        p.environment = ProcessInfo.processInfo.environment.merging(sink.environment) { $1 }
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        try #require(rec.waitForSound() != nil, "no sound reached the sink")
+        Thread.sleep(forTimeInterval: 0.5)
+        kill(p.processIdentifier, SIGSTOP)
+        Thread.sleep(forTimeInterval: 0.5)
+        // The buffer (50 ms) has run dry: the sink records silence now.
+        let frozenAt = rec.count
+        Thread.sleep(forTimeInterval: 0.3)
+        let silent = rec.samples[frozenAt...].allSatisfy { $0 == 0 }
+        kill(p.processIdentifier, SIGCONT)
+        let resumed = rec.waitForSound(from: rec.count, timeout: 10)
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        _ = rec.stop()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(silent, "the frozen player should leave the sink silent")
+        #expect(resumed != nil, "sound resumed after the underrun")
+        #expect(stderr.contains("ALSA device 'pulse': snd_pcm_writei failed: Broken pipe; recovering"), "\(stderr)")
+        #expect(p.terminationStatus == 0)
+    }
+}
+
+final class Box<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: T?
+    func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
+    func get() -> T? { lock.lock(); defer { lock.unlock() }; return value }
+}
+
+final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func add(_ l: String) { lock.lock(); lines.append(l); lock.unlock() }
+    var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+}
