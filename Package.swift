@@ -49,7 +49,7 @@ let package = Package(
         .executableTarget(name: "AlarmBench", dependencies: ["AlarmCore", "AlarmAudio", "AlarmDaemon"]),
 
         .testTarget(name: "AlarmCoreTests", dependencies: ["AlarmCore"]),
-        .testTarget(name: "AlarmAudioTests", dependencies: ["AlarmAudio"]),
+        .testTarget(name: "AlarmAudioTests", dependencies: ["AlarmAudio", "AlarmTestSupport"]),
         .testTarget(name: "AlarmSystemTests", dependencies: ["AlarmSystem"]),
         .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon"]),
         // Real-audio harness shared by the test targets: a PulseAudio null sink and its recorder.

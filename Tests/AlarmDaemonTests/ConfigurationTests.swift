@@ -1,3 +1,4 @@
+import AlarmCore
 import AlarmDaemon
 import Foundation
 import Testing
@@ -55,5 +56,18 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) {
             try Configuration.resolve(flags: .init(config: "/nonexistent/alarm.conf"), environment: [:])
         }
+    }
+}
+
+@Suite("AlarmStore and a state directory that does not exist yet")
+struct StoreDirectoryTests {
+    @Test("the first add creates the state directory instead of failing on its lock file")
+    func createsDirectory() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = AlarmStore(stateDir: root + "/a/b/state")
+        #expect(try store.load().isEmpty)
+        _ = try store.add(Alarm(id: "x", trigger: .calendar(try CalendarExpression("07:00"))))
+        #expect(try store.load().map(\.id) == ["x"])
     }
 }

@@ -208,11 +208,12 @@ public final class Spawned: @unchecked Sendable {
         return (st & 0x7F) == 0 ? (st >> 8) & 0xFF : -1
     }
 
-    /// SIGTERM, then SIGKILL after 5 s; reaps.
-    public func terminate() {
+    /// SIGTERM, then SIGKILL after `grace` seconds (parec and pulseaudio take 1.7–2 s to leave
+    /// on SIGTERM, and tests need nothing from them at that point); reaps.
+    public func terminate(grace: Double = 0.3) {
         guard isRunning else { return }
         kill(pid, SIGTERM)
-        if wait(timeout: 5) == nil {
+        if wait(timeout: grace) == nil {
             kill(pid, SIGKILL)
             _ = wait(timeout: 5)
         }
