@@ -25,9 +25,9 @@ struct Remove: ParsableCommand {
                 print("removed \(n) alarm(s)")
                 return
             }
-            let removed = try ctx.store.remove(ids: ids)
+            let missing = try ctx.store.remove(ids: ids)
+            let removed = ids.filter { !missing.contains($0) }
             if !removed.isEmpty { print("removed \(removed.joined(separator: ", "))") }
-            let missing = ids.filter { !removed.contains($0) }
             if !missing.isEmpty { throw CLIError("no alarm with id \(missing.map { "'\($0)'" }.joined(separator: ", "))") }
         } catch let error as CLIError { throw error } catch { throw CLIError(error) }
     }
