@@ -43,12 +43,12 @@ struct Play: ParsableCommand {
     }
 
     func run() throws {
-        let choice = sounds.library.choose(defaultTone ? nil : name)
+        let choice = try sounds.library.choose(defaultTone ? nil : name)
         if let problem = choice.problem {
             stderr("alarm: \(problem); playing the default tone instead")
         }
         let what = choice.name.map { "'\($0)'" } ?? "the default tone"
-        let player = AlarmPlayer(device: device)
+        let player = AlarmPlayer(device: try sounds.configuration(device: device).device)
         let loudness = Loudness(volumePercent: Double(volume), fadeIn: fadeIn)
         if loop {
             // Block the stop signals before the player thread exists, so only sigwait sees them.

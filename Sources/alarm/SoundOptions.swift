@@ -1,12 +1,20 @@
 import AlarmAudio
+import AlarmDaemon
 import ArgumentParser
 
-/// Options shared by the commands that look sounds up.
+/// Options shared by the commands that look sounds up. The directories (and, for `play`, the
+/// device) resolve like every other setting: flag, environment, config file, default.
 struct SoundOptions: ParsableArguments {
     @Option(name: .customLong("sounds-dir"), help: ArgumentHelp(
         "Colon-separated sound directories, searched in order (default: $ALARM_SOUNDS_DIR, else the installed sounds then <state dir>/sounds).",
         valueName: "dirs"))
     var soundsDir: String?
 
-    var library: SoundLibrary { SoundLibrary.configured(soundsDir: soundsDir) }
+    func configuration(device: String? = nil) throws -> Configuration {
+        do { return try Configuration.resolve(flags: .init(soundsDir: soundsDir, device: device)) } catch { throw CLIError(error) }
+    }
+
+    var library: SoundLibrary {
+        get throws { try configuration().soundLibrary }
+    }
 }

@@ -13,7 +13,7 @@ struct Sounds: ParsableCommand {
     @OptionGroup var sounds: SoundOptions
 
     func run() throws {
-        let library = sounds.library
+        let library = try sounds.library
         let entries = library.names().map { SoundEntry(library.inspect($0)) }
         if json {
             let encoder = JSONEncoder()

@@ -184,6 +184,24 @@ struct CLITests {
         #expect(object?["running"] as? Bool == false)
     }
 
+    @Test("alarm sounds reads the sound directories from the config file like every other setting")
+    func soundsFromConfig() throws {
+        let e = try Env()
+        let dir = e.root + "/my-sounds"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: dir + "/empty.wav", contents: Data())
+        try "sounds_dir = \(dir)\n".write(toFile: e.root + "/alarm.conf", atomically: true, encoding: .utf8)
+        var env = e.environment
+        env["ALARM_CONFIG"] = e.root + "/alarm.conf"
+        env["ALARM_SOUNDS_DIR"] = nil
+        let r = try Binaries.run("alarm", ["sounds", "--json"], environment: env)
+        #expect(r.status == 0, "\(r.stderr)")
+        let entries = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]
+        #expect(entries?.map { $0["name"] as? String } == ["empty.wav"])
+        #expect(entries?.first?["playable"] as? Bool == false)
+        #expect((entries?.first?["reason"] as? String)?.contains("empty.wav") == true)
+    }
+
     @Test("a corrupt store is reported, never overwritten")
     func corruptStore() throws {
         let e = try Env()
