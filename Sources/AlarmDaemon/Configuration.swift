@@ -88,6 +88,24 @@ public struct Configuration: Equatable, Sendable {
         return c
     }
 
+    /// Like `resolve`, but a config file that cannot be used is skipped (flags, environment and
+    /// defaults still apply) and its error returned, for commands that must work even then:
+    /// a typo in the config file must never keep anyone from stopping a ringing alarm.
+    public static func resolveLeniently(
+        flags: Flags = Flags(), environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> (Configuration, ConfigurationError?) {
+        do {
+            return (try resolve(flags: flags, environment: environment), nil)
+        } catch let error as ConfigurationError {
+            var noFile = flags
+            noFile.config = "/dev/null"
+            let fallback = (try? resolve(flags: noFile, environment: environment)) ?? Configuration()
+            return (fallback, error)
+        } catch {
+            return (Configuration(), ConfigurationError(path: "?", line: nil, message: "\(error)"))
+        }
+    }
+
     /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, fade_in,
     /// grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime.
     mutating func apply(file path: String) throws {

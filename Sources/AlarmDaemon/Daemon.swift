@@ -11,7 +11,7 @@ import Logging
 /// One thread runs the loop and sleeps in `epoll_wait` while nothing is due; the player runs
 /// on its own thread only while ringing and reports back through an `EventFD`.
 public final class Daemon {
-    public let config: Configuration
+    public private(set) var config: Configuration
     var logger: Logger
     var engine: Engine
     var zone: TimeZone
@@ -19,8 +19,11 @@ public final class Daemon {
     let store: AlarmStore
     let stateFile: StateFile
     let history: HistoryLog
-    let sounds: SoundLibrary
-    let player: AlarmPlayer
+    var sounds: SoundLibrary
+    var player: AlarmPlayer
+    /// Resolves the settings again (same flags and environment) for SIGHUP / `reload`.
+    let resolveConfiguration: () throws -> Configuration
+    let environment: [String: String]
     let loop: EventLoop
     let timer: TimerFD
     let watchdogTimer: TimerFD
@@ -32,13 +35,20 @@ public final class Daemon {
     let instanceLock: FileLock
     let inbox = Inbox()
     var ringGeneration = 0
+    /// A player for a device changed by reload, swapped in at the next ring.
+    var pendingPlayer: AlarmPlayer?
     var lastStatus: EngineStatus?
 
     /// Sets everything up; throws with a message a user can act on (a directory that cannot be
     /// created, a FIFO path taken by something else, another alarmd running).
     /// Call `SignalFD.block` before this, before any thread exists.
-    public init(config: Configuration, logger: Logger, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    public init(
+        config: Configuration, logger: Logger, environment: [String: String] = ProcessInfo.processInfo.environment,
+        resolveConfiguration: (() throws -> Configuration)? = nil
+    ) throws {
         self.config = config
+        self.environment = environment
+        self.resolveConfiguration = resolveConfiguration ?? { config }
         self.logger = logger
         try Directories.create(config.stateDir, mode: 0o770)
         try Directories.create(config.runtimeDir, mode: 0o750)
@@ -48,9 +58,7 @@ public final class Daemon {
             throw DaemonError("another alarmd is already running with runtime directory \(config.runtimeDir)")
         }
         zone = SystemZone.current(config, environment: environment)
-        engine = Engine(
-            settings: EngineSettings(
-                snooze: config.snooze, ring: config.ring, volume: config.volume, fadeIn: config.fadeIn, grace: config.grace))
+        engine = Engine(settings: Self.settings(config))
         store = AlarmStore(stateDir: config.stateDir)
         stateFile = StateFile(stateDir: config.stateDir)
         history = HistoryLog(stateDir: config.stateDir)
@@ -121,7 +129,7 @@ public final class Daemon {
         _ = try loop.register(signals.descriptor) { [unowned self] _ in
             for received in try signals.read() {
                 if received.signal == .hangup {
-                    reload(reason: "SIGHUP")
+                    reloadAll(reason: "SIGHUP")
                 } else {
                     logger.notice("\(received.signal) received: stopping")
                     handle(.shutdown)
@@ -157,7 +165,7 @@ public final class Daemon {
             handle(.snooze(length))
         case .stop: handle(.stop)
         case .ring(let sound): handle(.ringNow(sound: sound))
-        case .reload: reload(reason: "reload command")
+        case .reload: reloadAll(reason: "reload command")
         case .invalid(let reason): logger.warning("ignored control line: \(reason)")
         }
     }
@@ -168,6 +176,41 @@ public final class Daemon {
         logger.notice("the system zone changed from \(zone.identifier) to \(newZone.identifier)")
         zone = newZone
         handle(.zoneChanged)
+    }
+
+    /// SIGHUP and `reload`: the config file again (alarm defaults, device, sound directories; the
+    /// directories, FIFO and zone file stay as they were), then the alarms.
+    private func reloadAll(reason: String) {
+        logger.notice("reloading the configuration and the alarms (\(reason))")
+        do {
+            let fresh = try resolveConfiguration()
+            let moved = fresh.stateDir != config.stateDir || fresh.runtimeDir != config.runtimeDir || fresh.localtimePath != config.localtimePath
+            if moved { logger.warning("state_dir, runtime_dir and localtime take effect at the next start") }
+            if Self.settings(fresh) != engine.settings { handle(.settingsChanged(Self.settings(fresh))) }
+            sounds = fresh.soundLibrary
+            if fresh.device != config.device {
+                let log = logger
+                let replacement = AlarmPlayer(device: fresh.device, log: { line in log.warning("\(line)") }, environment: environment)
+                if player.isRinging {
+                    logger.notice("the new device \(fresh.device) is used from the next ring")
+                }
+                pendingPlayer = replacement
+            }
+            config.device = fresh.device
+            config.soundsDirs = fresh.soundsDirs
+            config.snooze = fresh.snooze
+            config.ring = fresh.ring
+            config.volume = fresh.volume
+            config.fadeIn = fresh.fadeIn
+            config.grace = fresh.grace
+        } catch {
+            logger.error("the configuration was not reloaded, the old one stays in force: \(error)")
+        }
+        reload(reason: nil)
+    }
+
+    static func settings(_ c: Configuration) -> EngineSettings {
+        EngineSettings(snooze: c.snooze, ring: c.ring, volume: c.volume, fadeIn: c.fadeIn, grace: c.grace)
     }
 
     private func reload(reason: String?) {
@@ -214,6 +257,11 @@ public final class Daemon {
     }
 
     private func startRinging(_ request: RingRequest) {
+        if let next = pendingPlayer {
+            player.stop()
+            player = next
+            pendingPlayer = nil
+        }
         ringGeneration += 1
         let generation = ringGeneration
         let choice = sounds.choose(request.sound)

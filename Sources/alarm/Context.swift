@@ -9,8 +9,8 @@ struct Context {
     let zone: TimeZone
     let now = Date()
 
-    init(_ options: GlobalOptions) throws {
-        config = try options.configuration()
+    init(_ options: GlobalOptions, lenient: Bool = false) throws {
+        config = lenient ? options.lenientConfiguration() : try options.configuration()
         store = AlarmStore(stateDir: config.stateDir)
         zone = SystemZone.current(config)
     }

@@ -34,7 +34,7 @@ struct Snooze: ParsableCommand {
     }
 
     func run() throws {
-        let ctx = try Context(options)
+        let ctx = try Context(options, lenient: true)
         let request = ControlRequest(ctx: ctx, line: "snooze" + (duration.map { " " + $0 } ?? ""))
         if let after = try request.send(confirmed: { _, after in after.state == .snoozed }), let until = after.snoozedUntil {
             print("snoozed until \(ctx.clock(until))")
@@ -50,7 +50,7 @@ struct Stop: ParsableCommand {
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
-        let ctx = try Context(options)
+        let ctx = try Context(options, lenient: true)
         if let before = readStatus(ctx), before.state == .idle {
             // Still tell the daemon (its status may lag a ring that just began), then report.
             _ = try ControlRequest(ctx: ctx, line: "stop").send { _, after in after.state == .idle }
@@ -76,7 +76,7 @@ struct Ring: ParsableCommand {
     }
 
     func run() throws {
-        let ctx = try Context(options)
+        let ctx = try Context(options, lenient: true)
         let request = ControlRequest(ctx: ctx, line: "ring" + (sound.map { " " + $0 } ?? ""))
         if let after = try request.send(confirmed: { _, after in after.state == .ringing }) {
             print(describe(after, ctx))

@@ -22,6 +22,15 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The zone file that names the system zone (env ALARM_LOCALTIME; default /etc/localtime).", valueName: "path"))
     var localtime: String?
 
+    /// For the commands that talk to a running alarmd (stop, snooze, ring, status): a broken
+    /// config file is a warning, not a reason to leave an alarm ringing.
+    func lenientConfiguration() -> Configuration {
+        let (config, problem) = Configuration.resolveLeniently(
+            flags: .init(stateDir: stateDir, runtimeDir: runtimeDir, soundsDir: soundsDir, device: device, config: config, localtime: localtime))
+        if let problem { printError("warning: \(problem); using the other settings") }
+        return config
+    }
+
     func configuration() throws -> Configuration {
         do {
             return try Configuration.resolve(

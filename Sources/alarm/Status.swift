@@ -13,7 +13,7 @@ struct Status: ParsableCommand {
     var json = false
 
     func run() throws {
-        let ctx = try Context(options)
+        let ctx = try Context(options, lenient: true)
         var running = true
         var why: String? = nil
         do { try ControlFIFO.probe(ctx.config.fifoPath) } catch {

@@ -40,11 +40,11 @@ struct Alarmd: ParsableCommand {
         var logger = Logger(label: "alarmd")
         logger.logLevel = verbose ? .debug : .info
         do {
-            let settings = try Configuration.resolve(
-                flags: .init(
-                    stateDir: stateDir, runtimeDir: runtimeDir, soundsDir: soundsDir, device: device, config: config,
-                    localtime: localtime))
-            let daemon = try Daemon(config: settings, logger: logger)
+            let flags = Configuration.Flags(
+                stateDir: stateDir, runtimeDir: runtimeDir, soundsDir: soundsDir, device: device, config: config,
+                localtime: localtime)
+            let settings = try Configuration.resolve(flags: flags)
+            let daemon = try Daemon(config: settings, logger: logger, resolveConfiguration: { try Configuration.resolve(flags: flags) })
             try daemon.run()
         } catch {
             logger.critical("alarmd cannot run: \(error)")

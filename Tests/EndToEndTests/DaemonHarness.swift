@@ -79,6 +79,7 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     var isRunning: Bool { daemon?.isRunning ?? false }
+    var pid: pid_t? { daemon?.pid }
 
     func cli(_ args: String...) throws -> Binaries.Result { try cli(args) }
     func cli(_ args: [String]) throws -> Binaries.Result {

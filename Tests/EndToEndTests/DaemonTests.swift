@@ -28,7 +28,7 @@ struct DaemonTests {
     /// Stops with `alarm stop` and checks that silence follows within half a second and lasts.
     func stopAndExpectSilence(_ h: DaemonHarness) throws {
         let r = try h.cli("stop")
-        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.status == 0, "\(r.stderr) \(r.stdout) \(h.log)")
         let mark = h.recorder.count
         #expect(h.wait(5) { h.recorder.count >= mark + h.rate * 3 / 2 })
         let s = h.recorder.samples
@@ -281,6 +281,32 @@ struct DaemonTests {
         #expect(tone(h, from: onset) == 440)
         try stopAndExpectSilence(h)
         #expect(h.history().filter { $0.string("alarm") == "after-set" }.count == 1)
+    }
+
+    @Test("SIGHUP reloads the config file: a new snooze default applies; a broken file keeps the old one")
+    func sighupReload() throws {
+        let h = try harness()
+        defer { h.shutdown() }
+        let pid = try #require(h.pid)
+        try "ring = 30s\nsnooze = 3s\n".write(toFile: h.root + "/alarm.conf", atomically: true, encoding: .utf8)
+        kill(pid, SIGHUP)
+        #expect(h.wait(5) { h.log.contains("reloading the configuration") }, "\(h.log)")
+        try "snooze = banana\n".write(toFile: h.root + "/alarm.conf.broken", atomically: true, encoding: .utf8)
+        #expect(try h.cli("add", "--in", "2s", "--id", "hup", "--sound", Self.a440).status == 0)
+        _ = try #require(h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "nothing was heard: \(h.log)")
+        let r = try h.cli("snooze")
+        #expect(r.status == 0, "\(r.stderr)")
+        let until = try #require(h.status()?.string("snoozed_until").flatMap(parseRFC3339))
+        #expect(until.timeIntervalSinceNow < 4 && until.timeIntervalSinceNow > 0, "snooze must use the reloaded 3 s default, got \(until)")
+        // A broken config on reload: logged, and the old settings stay.
+        try FileManager.default.removeItem(atPath: h.root + "/alarm.conf")
+        try FileManager.default.moveItem(atPath: h.root + "/alarm.conf.broken", toPath: h.root + "/alarm.conf")
+        kill(pid, SIGHUP)
+        #expect(h.wait(5) { h.log.contains("was not reloaded") }, "\(h.log)")
+        #expect(h.isRunning)
+        // The CLI reads the same broken file: stop must still work, with a warning.
+        #expect(try h.cli("status").stderr.contains("warning: config file"))
+        try stopAndExpectSilence(h)
     }
 
     @Test("alarm stop, snooze and ring without a daemon fail fast and say so")
