@@ -50,7 +50,7 @@ struct Add: ParsableCommand {
     @Option(help: ArgumentHelp("Volume in percent, 0-100.", valueName: "pct"))
     var volume: Int?
 
-    @Option(help: ArgumentHelp("Seconds from quiet to full volume (e.g. 30s).", valueName: "duration"))
+    @Option(help: ArgumentHelp("Seconds from quiet to full volume: 30, or a duration such as 1m.", valueName: "seconds"))
     var fadeIn: String?
 
     func validate() throws {
@@ -71,7 +71,7 @@ struct Add: ParsableCommand {
         var alarm = Alarm(
             id: id ?? "", trigger: trigger, label: label, sound: sound, once: once,
             snooze: try duration(snooze, "--snooze"), ring: try duration(ring, "--ring"), volume: volume,
-            fadeIn: fadeIn == "0" ? 0 : try duration(fadeIn, "--fade-in"))
+            fadeIn: try fadeInSeconds())
         if let sound {
             do { try SoundLibrary.checkName(sound) } catch { throw CLIError("--sound: \(error)") }
         }
@@ -101,6 +101,13 @@ struct Add: ParsableCommand {
                 printError("warning: \(problem); the default tone will ring instead")
             }
         }
+    }
+
+    /// `--fade-in` is seconds ("30", as `alarm play --fade-in` takes it) or a duration ("30s", "1m").
+    private func fadeInSeconds() throws -> TimeInterval? {
+        guard let fadeIn else { return nil }
+        if let seconds = Double(fadeIn), seconds >= 0, seconds <= 600 { return seconds }
+        do { return try Durations.parse(fadeIn) } catch { throw CLIError("--fade-in: \(error)") }
     }
 
     private func makeTrigger(_ ctx: Context) throws -> AlarmTrigger {

@@ -40,6 +40,9 @@ struct CLITests {
         #expect(a["volume"] as? Int == 80)
         #expect(a["fade_in"] as? Double == 30)
         #expect((a["next"] as? String)?.contains("T06:30:00") == true)
+        // --fade-in also takes plain seconds, as alarm play does.
+        #expect(try e.run("add", "07:00", "--id", "plain", "--fade-in", "45").status == 0)
+        #expect(try e.list().first { $0["id"] as? String == "plain" }?["fade_in"] as? Double == 45)
         // The human table names it too.
         #expect(try e.run("list").stdout.contains("work"))
     }
