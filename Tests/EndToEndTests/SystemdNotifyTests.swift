@@ -48,7 +48,12 @@ struct SystemdNotifyTests {
         #expect((4...6).contains(pings.count), "\(pings.count) pings in 2.6 s")
         let gaps = zip(pings.dropFirst(), pings).map { $0.timeIntervalSince($1) }
         #expect(!gaps.isEmpty)
-        for gap in gaps { #expect(gap > 0.35 && gap < 0.7, "a ping gap of \(gap) s") }
+        // The mean gap is what the daemon controls; single gaps may stretch on a loaded machine.
+        if let first = pings.first, let last = pings.last, pings.count > 1 {
+            let mean = last.timeIntervalSince(first) / Double(pings.count - 1)
+            #expect(mean > 0.4 && mean < 0.65, "mean ping gap \(mean) s")
+        }
+        for gap in gaps { #expect(gap > 0.2 && gap < 1.0, "a ping gap of \(gap) s") }
 
         daemon.signal(SIGTERM)
         let stopping = listener.first(within: 5) { $0.contains("STOPPING=1") }
