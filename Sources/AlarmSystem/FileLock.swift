@@ -23,7 +23,7 @@ public final class FileLock {
     /// The corresponding C functions are `open`, `flock` and `clock_gettime`.
     public init(path: String, timeout: Double) throws {
         self.path = path
-        fd = try valueOrErrno("open \(path)") { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
+        fd = try Self.open(path)
         let deadline = try Self.monotonic() + timeout
         var pause: UInt32 = 1_000
         while true {
@@ -41,6 +41,18 @@ public final class FileLock {
                 _ = close(fd)
                 throw error
             }
+        }
+    }
+
+    /// Opens the lock file read-write, creating it. A lock file another user created (a member of
+    /// the group that shares the state directory, with a umask that left it group-read-only) is
+    /// opened read-only instead: `flock` needs no write access, so every member can still lock.
+    /// The corresponding C function is `open`.
+    static func open(_ path: String) throws -> Int32 {
+        do {
+            return try valueOrErrno("open \(path)") { Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
+        } catch let error as SystemError where error.errno == EACCES {
+            return try valueOrErrno("open \(path)") { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
         }
     }
 

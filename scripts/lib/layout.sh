@@ -1,0 +1,61 @@
+# Where alarm's files go: sourced by scripts/install, scripts/uninstall, scripts/build-deb and
+# their tests, so the three always agree. Honours DESTDIR (a staging root, default none),
+# PREFIX (default /usr) and SYSCONFDIR (default /etc).
+# shellcheck shell=bash
+
+DESTDIR=${DESTDIR:-}
+DESTDIR=${DESTDIR%/}
+PREFIX=${PREFIX:-/usr}
+PREFIX=${PREFIX%/}
+SYSCONFDIR=${SYSCONFDIR:-/etc}
+STATEDIR=${STATEDIR:-/var/lib/alarm}
+
+BINDIR=$PREFIX/bin
+DATADIR=$PREFIX/share/alarm
+SOUNDSDIR=$DATADIR/sounds
+LIBEXECDIR=$PREFIX/lib/alarm
+UNITDIR=$PREFIX/lib/systemd/system
+USERUNITDIR=$PREFIX/lib/systemd/user
+SYSUSERSDIR=$PREFIX/lib/sysusers.d
+DOCDIR=$PREFIX/share/doc/alarm
+BASHCOMPDIR=$PREFIX/share/bash-completion/completions
+FISHCOMPDIR=$PREFIX/share/fish/vendor_completions.d
+# Debian's zsh searches vendor-completions under /usr, site-functions under /usr/local.
+if [ "$PREFIX" = /usr ]; then ZSHCOMPDIR=$PREFIX/share/zsh/vendor-completions; else ZSHCOMPDIR=$PREFIX/share/zsh/site-functions; fi
+CONFFILE=$SYSCONFDIR/alarm/alarm.conf
+# Every installed file is listed here, so that uninstall removes exactly what install wrote
+# even if the checkout has changed since.
+MANIFEST=$DATADIR/installed-files
+
+# The files install writes (absolute paths without DESTDIR), except the config file, which is
+# only created when absent and only removed when unchanged or on --purge.
+alarm_files() {
+    local repo=$1 s
+    printf '%s\n' "$BINDIR/alarm" "$BINDIR/alarmd" "$LIBEXECDIR/alarm-button" \
+        "$UNITDIR/alarmd.service" "$UNITDIR/alarm-button.service" "$USERUNITDIR/alarmd.service" \
+        "$SYSUSERSDIR/alarm.conf" \
+        "$DOCDIR/README.md" "$DOCDIR/raspberry-pi.md" "$DOCDIR/alarm.conf.example" \
+        "$BASHCOMPDIR/alarm" "$ZSHCOMPDIR/_alarm" "$FISHCOMPDIR/alarm.fish"
+    for s in "$repo"/Sounds/*; do
+        [ -f "$s" ] && printf '%s\n' "$SOUNDSDIR/${s##*/}"
+    done
+    printf '%s\n' "$MANIFEST"
+}
+
+# Directories that belong to alarm alone: removed by uninstall once empty.
+alarm_dirs() {
+    printf '%s\n' "$SOUNDSDIR" "$DATADIR" "$LIBEXECDIR" "$DOCDIR" "$SYSCONFDIR/alarm"
+}
+
+# Units, scripts and the config example name /usr paths; rewrites them for another PREFIX.
+alarm_subst() {
+    sed -e "s|/usr/bin/alarmd|$BINDIR/alarmd|g" -e "s|/usr/lib/alarm/|$LIBEXECDIR/|g" \
+        -e "s|/usr/share/doc/alarm/|$DOCDIR/|g" -e "s|/usr/share/alarm/sounds|$SOUNDSDIR|g" "$1"
+}
+
+# True when installing into the running system (no staging root): only then are systemd,
+# users and groups touched.
+alarm_live() { [ -z "$DESTDIR" ]; }
+
+# True when systemd is the running init (not in a container or chroot without it).
+alarm_systemd_running() { [ -d /run/systemd/system ]; }
