@@ -33,17 +33,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // The settings options both executables take, declared once.
+        .target(
+            name: "AlarmOptions",
+            dependencies: ["AlarmDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
         // Executables: wiring only.
         .executableTarget(
             name: "alarm",
             dependencies: [
-                "AlarmCore", "AlarmAudio", "AlarmDaemon",
+                "AlarmCore", "AlarmAudio", "AlarmDaemon", "AlarmOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "alarmd",
             dependencies: [
-                "AlarmDaemon",
+                "AlarmDaemon", "AlarmOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "AlarmBench", dependencies: ["AlarmCore", "AlarmAudio", "AlarmDaemon"]),

@@ -149,16 +149,16 @@ public final class ControlFIFO {
         try send(line: line, to: path)
     }
 
-    /// Writes `line` plus a newline to the FIFO at `path` in a single `write`, which a FIFO
-    /// delivers whole (it is shorter than PIPE_BUF) even among many writers. Never blocks: no
-    /// reader is `.daemonNotRunning` at once, a full FIFO is `.busy`. SIGPIPE, should the reader
-    /// close in between, is caught and reported as `.daemonNotRunning` instead of killing the caller.
-    /// The corresponding C functions are `open` and `write`.
     /// Throws the reason the daemon cannot be told anything (`.daemonNotRunning`, `.missing`,
     /// `.permissionDenied`, `.notAFIFO`), or returns when a daemon has the FIFO open. Opens and
     /// closes the write end without writing, so the daemon sees nothing. Never blocks.
     /// The corresponding C function is `open`.
     public static func probe(_ path: String) throws {
+        closeIgnoringErrors(try openWriteEnd(path))
+    }
+
+    /// Opens the write end without blocking and checks it is a FIFO; errors say what a user can do.
+    private static func openWriteEnd(_ path: String) throws -> Int32 {
         let fd: Int32
         do {
             fd = try valueOrErrno("open(\(path))") { open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC) }
@@ -170,14 +170,23 @@ public final class ControlFIFO {
             default: throw ControlFIFOError.system(error)
             }
         }
-        defer { closeIgnoringErrors(fd) }
         var info = stat()
-        try valueOrErrno("fstat(\(path))") { fstat(fd, &info) }
+        do { try valueOrErrno("fstat(\(path))") { fstat(fd, &info) } } catch {
+            closeIgnoringErrors(fd)
+            throw error
+        }
         guard clinux_s_isfifo(info.st_mode) != 0 else {
+            closeIgnoringErrors(fd)
             throw ControlFIFOError.notAFIFO(path: path, kind: kindName(info.st_mode))
         }
+        return fd
     }
 
+    /// Writes a newline, `line` and a newline to the FIFO at `path` in a single `write`, which a FIFO
+    /// delivers whole (it is shorter than PIPE_BUF) even among many writers. Never blocks: no
+    /// reader is `.daemonNotRunning` at once, a full FIFO is `.busy`. SIGPIPE, should the reader
+    /// close in between, is caught and reported as `.daemonNotRunning` instead of killing the caller.
+    /// The corresponding C functions are `open` and `write`.
     public static func send(line: String, to path: String) throws {
         let text = Array(line.utf8)
         guard !text.isEmpty else { throw ControlFIFOError.badLine(reason: "the line is empty") }
@@ -191,23 +200,8 @@ public final class ControlFIFO {
         // FIFO (the reader ignores blank lines), so our command never glues onto its tail.
         // Still one write below PIPE_BUF: atomic among concurrent writers.
         let bytes = [UInt8(ascii: "\n")] + text + [UInt8(ascii: "\n")]
-        let fd: Int32
-        do {
-            fd = try valueOrErrno("open(\(path))") { open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC) }
-        } catch let error as SystemError {
-            switch error.errno {
-            case ENXIO: throw ControlFIFOError.daemonNotRunning(path: path)
-            case ENOENT: throw ControlFIFOError.missing(path: path)
-            case EACCES, EPERM: throw ControlFIFOError.permissionDenied(path: path)
-            default: throw ControlFIFOError.system(error)
-            }
-        }
+        let fd = try openWriteEnd(path)
         defer { closeIgnoringErrors(fd) }
-        var info = stat()
-        try valueOrErrno("fstat(\(path))") { fstat(fd, &info) }
-        guard clinux_s_isfifo(info.st_mode) != 0 else {
-            throw ControlFIFOError.notAFIFO(path: path, kind: kindName(info.st_mode))
-        }
         do {
             let written = try withSIGPIPEBlocked {
                 try bytes.withUnsafeBytes { raw in

@@ -1,3 +1,4 @@
+import AlarmOptions
 import AlarmAudio
 import AlarmCore
 import AlarmDaemon
@@ -15,7 +16,7 @@ struct Add: ParsableCommand {
             alarm add --at 2026-12-24T07:00:00+01:00
             """)
 
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: SettingsOptions
 
     @Argument(help: "A calendar expression, e.g. 'Mon..Fri 06:30' (quoted, or as separate words).")
     var expression: [String] = []

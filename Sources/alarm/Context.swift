@@ -1,3 +1,4 @@
+import AlarmOptions
 import AlarmCore
 import AlarmDaemon
 import Foundation
@@ -9,7 +10,7 @@ struct Context {
     let zone: TimeZone
     let now = Date()
 
-    init(_ options: GlobalOptions, lenient: Bool = false) throws {
+    init(_ options: SettingsOptions, lenient: Bool = false) throws {
         config = lenient ? options.lenientConfiguration() : try options.configuration()
         store = AlarmStore(stateDir: config.stateDir)
         zone = SystemZone.current(config)

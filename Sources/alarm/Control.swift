@@ -1,3 +1,4 @@
+import AlarmOptions
 import AlarmCore
 import AlarmSystem
 import ArgumentParser
@@ -26,7 +27,7 @@ struct ControlRequest {
 
 struct Snooze: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Snooze the ringing alarm (default length from the alarm or config).")
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: SettingsOptions
     @Argument(help: "How long: 90s, 5m, 1h30m.") var duration: String?
 
     func validate() throws {
@@ -47,7 +48,7 @@ struct Snooze: ParsableCommand {
 
 struct Stop: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Stop the ringing (or snoozed) alarm.")
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: SettingsOptions
 
     func run() throws {
         let ctx = try Context(options, lenient: true)
@@ -68,7 +69,7 @@ struct Stop: ParsableCommand {
 
 struct Ring: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Ring now (to test the speaker or wake someone).")
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: SettingsOptions
     @Option(help: "The sound file name (default: the built-in tone).") var sound: String?
 
     func validate() throws {

@@ -1,3 +1,4 @@
+import AlarmOptions
 import AlarmCore
 import AlarmDaemon
 import ArgumentParser
@@ -7,7 +8,7 @@ import Foundation
 struct History: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show what rang, when, and how it ended.")
 
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: SettingsOptions
 
     @Flag(help: "Print a JSON array of entries.")
     var json = false

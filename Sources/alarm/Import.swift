@@ -1,3 +1,4 @@
+import AlarmOptions
 import AlarmCore
 import ArgumentParser
 import Foundation
@@ -7,7 +8,7 @@ import Foundation
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Add the alarms of a JSON file (the list --json format; '-' for stdin).")
 
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: SettingsOptions
 
     @Argument(help: "The file to import, or - for standard input.")
     var file: String

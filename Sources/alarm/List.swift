@@ -1,3 +1,4 @@
+import AlarmOptions
 import AlarmCore
 import ArgumentParser
 import Foundation
@@ -6,7 +7,7 @@ import Foundation
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the alarms and when each rings next.")
 
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: SettingsOptions
 
     @Flag(help: "Print a JSON array (the format of alarm import / export).")
     var json = false
@@ -41,7 +42,7 @@ struct List: ParsableCommand {
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print the alarms as JSON (the list --json format).")
 
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: SettingsOptions
 
     func run() throws {
         let ctx = try Context(options)

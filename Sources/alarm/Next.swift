@@ -1,3 +1,4 @@
+import AlarmOptions
 import AlarmCore
 import ArgumentParser
 import Foundation
@@ -6,7 +7,7 @@ import Foundation
 struct Next: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Say which alarm rings next, and in how long.")
 
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: SettingsOptions
 
     @Flag(help: "Print {\"id\": ..., \"at\": ..., \"in\": seconds} or null.")
     var json = false

@@ -1,3 +1,4 @@
+import AlarmOptions
 import AlarmCore
 import ArgumentParser
 
@@ -5,7 +6,7 @@ import ArgumentParser
 struct Remove: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Remove alarms by id, or all of them.")
 
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: SettingsOptions
 
     @Argument(help: "The ids to remove.")
     var ids: [String] = []

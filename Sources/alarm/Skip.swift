@@ -1,10 +1,11 @@
+import AlarmOptions
 import AlarmCore
 import ArgumentParser
 
 /// `alarm skip ID`: the next occurrence does not ring; the ones after it do.
 struct Skip: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Skip the next occurrence of an alarm.")
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: SettingsOptions
     @Argument(help: "The alarm's id.") var id: String
 
     func run() throws { try setSkip(options, id: id, true) }
@@ -13,13 +14,13 @@ struct Skip: ParsableCommand {
 /// `alarm unskip ID`: undo `skip`.
 struct Unskip: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Undo skip: the next occurrence rings again.")
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: SettingsOptions
     @Argument(help: "The alarm's id.") var id: String
 
     func run() throws { try setSkip(options, id: id, false) }
 }
 
-private func setSkip(_ options: GlobalOptions, id: String, _ skip: Bool) throws {
+private func setSkip(_ options: SettingsOptions, id: String, _ skip: Bool) throws {
     let ctx = try Context(options)
     let updated: Alarm?
     do { updated = try ctx.store.setSkipNext(id: id, skip) } catch { throw CLIError(error) }

@@ -1,3 +1,4 @@
+import AlarmOptions
 import AlarmCore
 import AlarmSystem
 import ArgumentParser
@@ -7,7 +8,7 @@ import Foundation
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show whether alarmd runs, and what it is doing.")
 
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: SettingsOptions
 
     @Flag(help: "Print status.json, with \"running\" added.")
     var json = false

@@ -1,9 +1,12 @@
 import AlarmDaemon
 import ArgumentParser
+import Foundation
 
-/// The settings every subcommand shares with `alarmd`: flag, then environment variable, then the
-/// config file, then the default (see `Configuration`).
-struct GlobalOptions: ParsableArguments {
+/// The settings `alarm` and `alarmd` share, declared once: flag, then environment variable, then
+/// the config file, then the default (see `Configuration`).
+public struct SettingsOptions: ParsableArguments {
+    public init() {}
+
     @Option(help: ArgumentHelp("Alarms, ring state and history (env ALARM_STATE_DIR; default /var/lib/alarm).", valueName: "dir"))
     var stateDir: String?
 
@@ -22,21 +25,21 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The zone file that names the system zone (env ALARM_LOCALTIME; default /etc/localtime).", valueName: "path"))
     var localtime: String?
 
+    /// The flags as given (nil where not given), for `Configuration.resolve`.
+    public var flags: Configuration.Flags {
+        .init(stateDir: stateDir, runtimeDir: runtimeDir, soundsDir: soundsDir, device: device, config: config, localtime: localtime)
+    }
+
     /// For the commands that talk to a running alarmd (stop, snooze, ring, status): a broken
     /// config file is a warning, not a reason to leave an alarm ringing.
-    func lenientConfiguration() -> Configuration {
-        let (config, problem) = Configuration.resolveLeniently(
-            flags: .init(stateDir: stateDir, runtimeDir: runtimeDir, soundsDir: soundsDir, device: device, config: config, localtime: localtime))
-        if let problem { printError("warning: \(problem); using the other settings") }
+    public func lenientConfiguration() -> Configuration {
+        let (config, problem) = Configuration.resolveLeniently(flags: flags)
+        if let problem { FileHandle.standardError.write(Data("warning: \(problem); using the other settings\n".utf8)) }
         return config
     }
 
-    func configuration() throws -> Configuration {
-        do {
-            return try Configuration.resolve(
-                flags: .init(stateDir: stateDir, runtimeDir: runtimeDir, soundsDir: soundsDir, device: device, config: config, localtime: localtime))
-        } catch {
-            throw CLIError(error)
-        }
+    /// Every setting resolved; a `ConfigurationError` names the file, line and key.
+    public func configuration() throws -> Configuration {
+        try Configuration.resolve(flags: flags)
     }
 }
