@@ -309,6 +309,23 @@ struct DaemonTests {
         try stopAndExpectSilence(h)
     }
 
+    @Test("a store broken while alarmd was down: it rings the previous list from the backup and leaves the file alone")
+    func corruptStoreAtStart() throws {
+        let h = try harness()
+        defer { h.shutdown() }
+        #expect(try h.cli("add", "--in", "6s", "--id", "kept", "--sound", Self.a440).status == 0)
+        #expect(try h.cli("add", "Mon..Fri 06:30", "--id", "work").status == 0)  // the backup now holds 'kept'
+        #expect(h.stop() == 0)
+        let broken = "{ this is not an alarm list"
+        try broken.write(toFile: h.stateDir + "/alarms.json", atomically: true, encoding: .utf8)
+        try h.start()
+        #expect(h.log.contains("alarms.json.bak"), "\(h.log)")
+        let onset = try #require(h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "silent morning: \(h.log)")
+        #expect(tone(h, from: onset) == 440)
+        try stopAndExpectSilence(h)
+        #expect(try String(contentsOfFile: h.stateDir + "/alarms.json", encoding: .utf8) == broken)
+    }
+
     @Test("alarm stop, snooze and ring without a daemon fail fast and say so")
     func noDaemon() throws {
         let root = FileManager.default.temporaryDirectory.path + "/alarm-nodaemon-" + UUID().uuidString
