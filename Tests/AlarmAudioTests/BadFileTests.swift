@@ -241,7 +241,7 @@ struct BadFileTests {
         let dir = TempDir()
         try FileManager.default.createDirectory(atPath: dir.file("bin"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: dir.file("share/alarm/sounds"), withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: dir.file("bin/alarm"), contents: Data())
+        _ = FileManager.default.createFile(atPath: dir.file("bin/alarm"), contents: Data())
         let found = SoundLibrary.installedSoundsDirectory(executable: dir.file("bin/alarm"))
         #expect(found.map { SoundLibraryTestsRealpath($0) } == SoundLibraryTestsRealpath(dir.file("share/alarm/sounds")))
     }

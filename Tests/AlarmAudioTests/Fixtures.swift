@@ -12,7 +12,7 @@ final class TempDir {
     deinit { try? FileManager.default.removeItem(atPath: path) }
     func file(_ name: String) -> String { path + "/" + name }
     func write(_ name: String, _ bytes: [UInt8]) {
-        FileManager.default.createFile(atPath: file(name), contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: file(name), contents: Data(bytes))
     }
     func bytes(_ name: String) -> [UInt8] { [UInt8](FileManager.default.contents(atPath: file(name)) ?? Data()) }
 }

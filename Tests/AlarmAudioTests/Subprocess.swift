@@ -73,6 +73,6 @@ struct FilePluginDevice {
 
             """
         if recordDefault { conf += "pcm.!default { type plug slave { pcm \"rec\" format S16_LE } }\n" }
-        FileManager.default.createFile(atPath: dir.file("test.conf"), contents: Data(conf.utf8))
+        _ = FileManager.default.createFile(atPath: dir.file("test.conf"), contents: Data(conf.utf8))
     }
 }

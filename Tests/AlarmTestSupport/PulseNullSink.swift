@@ -40,7 +40,7 @@ public final class PulseNullSink: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: runtimeDir, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         log = runtimeDir + "/pulseaudio.log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         server = try Spawned(
             "/usr/bin/pulseaudio",
             ["-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",

@@ -192,7 +192,7 @@ struct CLITests {
         let e = try Env()
         let dir = e.root + "/my-sounds"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: dir + "/empty.wav", contents: Data())
+        _ = FileManager.default.createFile(atPath: dir + "/empty.wav", contents: Data())
         try "sounds_dir = \(dir)\n".write(toFile: e.root + "/alarm.conf", atomically: true, encoding: .utf8)
         var env = e.environment
         env["ALARM_CONFIG"] = e.root + "/alarm.conf"

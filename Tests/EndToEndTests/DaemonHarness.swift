@@ -45,7 +45,7 @@ final class DaemonHarness: @unchecked Sendable {
     /// Starts alarmd and waits until it listens on its FIFO.
     func start() throws {
         let log = FileHandle(forWritingAtPath: logPath) ?? {
-            FileManager.default.createFile(atPath: logPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
             return FileHandle(forWritingAtPath: logPath)!
         }()
         log.seekToEndOfFile()

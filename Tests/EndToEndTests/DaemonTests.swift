@@ -101,7 +101,7 @@ struct DaemonTests {
         defer { h.shutdown() }
         var junk = [UInt8](repeating: 0, count: 4096)
         for i in junk.indices { junk[i] = UInt8.random(in: 0...255) }
-        FileManager.default.createFile(atPath: h.soundsDir + "/broken.wav", contents: Data(junk))
+        _ = FileManager.default.createFile(atPath: h.soundsDir + "/broken.wav", contents: Data(junk))
         let added = try h.cli("add", "--in", "2s", "--id", "bad", "--sound", "broken.wav")
         #expect(added.status == 0, "a sound that will not play is a warning, not an error")
         #expect(added.stderr.contains("warning") && added.stderr.contains("broken.wav"), "\(added.stderr)")

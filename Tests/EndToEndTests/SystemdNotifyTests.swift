@@ -145,7 +145,7 @@ private final class Daemon {
 
     init(environment: [String: String], log: String) throws {
         logPath = log
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.executableURL = Binaries.directory.appendingPathComponent("alarmd")
         process.arguments = []
         process.environment = environment
