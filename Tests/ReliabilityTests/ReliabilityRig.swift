@@ -80,8 +80,19 @@ final class ReliabilityRig: @unchecked Sendable {
     }
 
     /// Starts `alarm args` without waiting; its output goes to a file in `out/`.
-    func spawnCLI(_ args: [String]) throws -> Spawned {
-        try Spawned(Self.binaries + "/alarm", args, environment: environment, output: root + "/out/\(UUID().uuidString)")
+    func spawnCLI(_ args: [String], output: String? = nil) throws -> Spawned {
+        try Spawned(Self.binaries + "/alarm", args, environment: environment, output: output ?? root + "/out/\(UUID().uuidString)")
+    }
+
+    /// Runs `alarm args` to completion: the exit code (-1 when killed after `timeout` s) and its output.
+    func cliOutput(_ args: String..., timeout: Double = 20) throws -> (code: Int32, output: String) {
+        let path = root + "/out/\(UUID().uuidString)"
+        let p = try spawnCLI(args, output: path)
+        var code = p.wait(timeout: timeout)
+        if code == nil { p.terminate(); code = -1 }
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: path)
+        return (code!, text)
     }
 
     /// Runs `alarm args` to completion (killed after `timeout` s): the exit code (-1 when killed).
@@ -90,6 +101,14 @@ final class ReliabilityRig: @unchecked Sendable {
         if let code = p.wait(timeout: timeout) { return code }
         p.terminate()
         return -1
+    }
+
+    /// Appends a line to the log (test-side notes among the daemon's lines).
+    func appendTrace(_ line: String) throws {
+        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        defer { try? h.close() }
+        h.seekToEndOfFile()
+        h.write(Data(("## " + line + "\n").utf8))
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
@@ -121,7 +140,10 @@ final class ReliabilityRig: @unchecked Sendable {
     func shutdown() {
         if let d = daemon { d.terminate(grace: 2) }
         daemon = nil
-        try? FileManager.default.removeItem(atPath: root)
+        // RELIABILITY_KEEP=1 keeps the directories of a run for a post-mortem.
+        if ProcessInfo.processInfo.environment["RELIABILITY_KEEP"] == "1" { print("kept \(root)") } else {
+            try? FileManager.default.removeItem(atPath: root)
+        }
     }
 
     deinit { shutdown() }
