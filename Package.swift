@@ -61,5 +61,7 @@ let package = Package(
         .target(name: "AlarmTestSupport", path: "Tests/AlarmTestSupport"),
         // Runs the built binaries as processes.
         .testTarget(name: "EndToEndTests", dependencies: ["alarm", "alarmd", "AlarmTestSupport"]),
+        // Crash safety, FIFO abuse and sound-file fuzzing against the built binaries and the decoder.
+        .testTarget(name: "ReliabilityTests", dependencies: ["AlarmCore", "AlarmAudio", "AlarmSystem", "AlarmDaemon", "AlarmTestSupport", "alarm", "alarmd"]),
     ]
 )

@@ -1,0 +1,27 @@
+// libFuzzer target over the sound decoder and its clip checks (issue #6, "Sound files"), built by
+// reliability/fuzz-decoder with `swiftc -sanitize=fuzzer` from the AlarmCore and AlarmAudio
+// sources. Every input must end in a decision: a non-empty clip of finite samples within the
+// limits, or a problem with a message. A crash, a hang (-timeout) or a failed check is a finding.
+import AlarmAudio
+import Foundation
+
+let path = (ProcessInfo.processInfo.environment["FUZZ_SCRATCH"] ?? "/tmp") + "/fuzz-input-\(getpid())"
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard FileManager.default.createFile(atPath: path, contents: Data(bytes: data, count: size)) else {
+        fatalError("cannot write \(path)")
+    }
+    let inspection = SoundDecoder.inspect(path: path, name: "fuzz.wav")
+    switch inspection.result {
+    case .success(let clip):
+        precondition(clip.frameCount > 0, "a playable clip without frames")
+        precondition((1...ClipLimits.maxChannels).contains(clip.channels), "\(clip.channels) channels")
+        precondition((ClipLimits.minSampleRate...ClipLimits.maxSampleRate).contains(clip.sampleRate), "\(clip.sampleRate) Hz")
+        precondition(clip.duration <= ClipLimits.maxDuration, "\(clip.duration) s")
+        precondition(!clip.samples.contains { !$0.isFinite }, "non-finite samples")
+    case .failure(let problem):
+        precondition(problem.description.contains("fuzz.wav"), "a reason that does not name the sound: \(problem)")
+    }
+    return 0
+}
