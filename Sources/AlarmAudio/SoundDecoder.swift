@@ -184,7 +184,8 @@ public enum SoundDecoder {
         if realCap != Int.max, l.container != .wav, frames < realCap {
             throw .truncated(name, detail: "its 'COMM' chunk announces \(realCap) frames but the file holds \(frames)")
         }
-        for i in samples.indices where !samples[i].isFinite { samples[i] = 0 }
+        // AudioClip promises frames in -1...1: NaN and infinities become silence, the rest is clamped.
+        for i in samples.indices { samples[i] = samples[i].isFinite ? max(-1, min(1, samples[i])) : 0 }
         return AudioClip(samples: samples, channels: channels, sampleRate: rate)
     }
 }

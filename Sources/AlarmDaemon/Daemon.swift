@@ -153,6 +153,15 @@ public final class Daemon {
     }
 
     private func control(_ command: ControlCommand) {
+        if case .invalid(let reason) = command {
+            logger.warning("ignored control line: \(reason)")
+            return
+        }
+        // Rewrite status.json after every command, changed or not: the CLI waits for the rewrite
+        // to know its command was handled (a second `ring` leaves the status as it was).
+        defer {
+            do { try publish(engine.status(now: Date(), zone: zone)) } catch { logger.error("writing status.json failed: \(error)") }
+        }
         switch command {
         case .snooze(let text):
             var length: TimeInterval? = nil
@@ -166,7 +175,7 @@ public final class Daemon {
         case .stop: handle(.stop)
         case .ring(let sound): handle(.ringNow(sound: sound))
         case .reload: reloadAll(reason: "reload command")
-        case .invalid(let reason): logger.warning("ignored control line: \(reason)")
+        case .invalid: break
         }
     }
 

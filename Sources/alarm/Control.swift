@@ -12,16 +12,24 @@ struct ControlRequest {
 
     func send(confirmed: (_ before: EngineStatus?, _ after: EngineStatus) -> Bool) throws -> EngineStatus? {
         let before = readStatus(ctx)
+        let stamp = statusStamp()
         do { try ControlFIFO.send(line: line, to: ctx.config.fifoPath) } catch {
             printError("\(error)")
             throw ExitCode(3)
         }
+        // alarmd rewrites status.json (atomically: a new inode) after every command it handles.
         let deadline = Date().addingTimeInterval(2)
         while Date() < deadline {
-            if let after = readStatus(ctx), after != before, confirmed(before, after) { return after }
+            if statusStamp() != stamp, let after = readStatus(ctx), confirmed(before, after) { return after }
             usleep(20_000)
         }
         return nil
+    }
+
+    /// Identifies one write of status.json: its inode and modification time.
+    private func statusStamp() -> [String]? {
+        guard let a = try? FileManager.default.attributesOfItem(atPath: ctx.config.statusPath) else { return nil }
+        return ["\(a[.systemFileNumber] ?? "")", "\((a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"]
     }
 }
 
