@@ -20,11 +20,21 @@ struct Effects {
     mutating func clearSkipNext(_ a: Alarm) { store.append(.clearSkipNext(a)) }
     mutating func remove(_ a: Alarm) { store.append(.removeAlarm(a)) }
     mutating func log(_ level: LogLevel, _ message: String) { logs.append(.log(level, message)) }
+    mutating func replay(_ j: Journal) {
+        history += j.history
+        store += j.store.map(\.action)
+    }
 
     func actions(persist: EngineState?) -> [EngineAction] {
         var out: [EngineAction] = []
         if stop { out.append(.stopAudio) }
-        if let persist { out.append(.persistState(persist)) }
+        if var persist {
+            // The effects that follow travel with the state, so a crash between the two is mended
+            // at the next start (see EngineState.journal).
+            let journal = Journal(history: history, store: store.compactMap(StoreEffect.init))
+            persist.journal = journal.isEmpty ? nil : journal
+            out.append(.persistState(persist))
+        }
         out += history.map { .recordHistory($0) }
         out += store
         if let start { out.append(.startRinging(start)) }

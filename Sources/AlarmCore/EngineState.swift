@@ -109,11 +109,50 @@ public struct EngineState: Equatable, Sendable, Codable {
     /// one, e.g. 1970 until NTP synced), everything up to it counts as handled, so nothing rings
     /// twice and nothing from the wrong time is caught up.
     public var rewoundFrom: Date?
+    /// Only in a persisted copy: the history entries and store changes of the event that produced
+    /// it. The daemon saves the state first (so nothing rings twice) and carries these out after;
+    /// a crash in between is mended at the next start, which carries them out again.
+    public var journal: Journal?
 
     public init(ring: RingState = .idle, marks: [String: Date] = [:], processedThrough: Date? = nil, rewoundFrom: Date? = nil) {
         self.ring = ring
         self.marks = marks
         self.processedThrough = processedThrough
         self.rewoundFrom = rewoundFrom
+    }
+}
+
+/// The effects that must follow a persisted state (see `EngineState.journal`). Replaying them is
+/// harmless: history skips an entry it already has, and store changes match id and schedule.
+public struct Journal: Equatable, Sendable, Codable {
+    public var history: [HistoryEntry]
+    public var store: [StoreEffect]
+
+    public init(history: [HistoryEntry], store: [StoreEffect]) {
+        self.history = history
+        self.store = store
+    }
+
+    public var isEmpty: Bool { history.isEmpty && store.isEmpty }
+}
+
+/// A store change the engine asks for.
+public enum StoreEffect: Equatable, Sendable, Codable {
+    case removeAlarm(Alarm)
+    case clearSkipNext(Alarm)
+
+    init?(_ action: EngineAction) {
+        switch action {
+        case .removeAlarm(let a): self = .removeAlarm(a)
+        case .clearSkipNext(let a): self = .clearSkipNext(a)
+        default: return nil
+        }
+    }
+
+    var action: EngineAction {
+        switch self {
+        case .removeAlarm(let a): return .removeAlarm(a)
+        case .clearSkipNext(let a): return .clearSkipNext(a)
+        }
     }
 }

@@ -4,6 +4,13 @@ import Foundation
 extension Engine {
     mutating func start(alarms list: [Alarm], saved: EngineState?, now: Date, zone: TimeZone, _ fx: inout Effects) {
         state = saved ?? EngineState()
+        if let journal = state.journal {
+            // The last run saved this state but may have died before its history and store
+            // changes: carry them out again (they are idempotent).
+            state.journal = nil
+            fx.replay(journal)
+            fx.log(.info, "replaying \(journal.history.count) history entr(ies) and \(journal.store.count) store change(s) saved with the state")
+        }
         alarms = Self.unique(list)
         lastStatus = nil
         self.zone = zone

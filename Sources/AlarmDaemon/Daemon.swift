@@ -251,6 +251,16 @@ public final class Daemon {
     }
 
     private func perform(_ actions: [EngineAction]) {
+        // The state is saved with a journal of the history and store changes that follow it;
+        // once they are carried out it is saved again without, so only a crash in between
+        // leaves a journal for the next start to replay (see EngineState.journal).
+        var journaled: EngineState? = nil
+        defer {
+            if var state = journaled {
+                state.journal = nil
+                do { try stateFile.save(state) } catch { logger.error("saving the ring state failed: \(error)") }
+            }
+        }
         for action in actions {
             do {
                 switch action {
@@ -260,7 +270,9 @@ public final class Daemon {
                 case .stopAudio:
                     ringGeneration += 1
                     player.stop()
-                case .persistState(let state): try stateFile.save(state)
+                case .persistState(let state):
+                    try stateFile.save(state)
+                    if state.journal != nil { journaled = state }
                 case .clearSkipNext, .removeAlarm: _ = try store.apply(action)
                 case .recordHistory(let entry): try history.append(entry)
                 case .publishStatus(let status): try publish(status)

@@ -22,12 +22,20 @@ public struct HistoryLog: Sendable {
         self.lockTimeout = lockTimeout
     }
 
+    /// The last `lines` complete lines of `bytes`, without their newlines.
+    static func tail(_ bytes: [UInt8], lines: Int) -> [ArraySlice<UInt8>] {
+        Array(bytes.split(separator: UInt8(ascii: "\n")).suffix(lines))
+    }
+
     public func append(_ entry: HistoryEntry) throws {
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let line = Array(try e.encode(entry)) + [UInt8(ascii: "\n")]
         try FileLock.withLock(lockPath, timeout: lockTimeout) {
             let bytes = try AtomicFile.read(path) ?? []
+            // Idempotent: an entry replayed from the engine's journal after a crash may already
+            // be here (the crash came after the append); two real rings never encode alike.
+            if Self.tail(bytes, lines: 64).contains(where: { $0 == line.dropLast() }) { return }
             // A torn last line (a crash mid-append) must not swallow this entry.
             let prefix: [UInt8] = bytes.last.map { $0 == UInt8(ascii: "\n") ? [] : [UInt8(ascii: "\n")] } ?? []
             try AtomicFile.append(prefix + line, to: path)

@@ -31,8 +31,7 @@ import Testing
         }
     }
 
-    @Test("kill -9 right after the state is saved: a rung --in alarm still leaves the store, its ring still reaches history",
-          .disabled("bug: EngineEffects.actions persists before recordHistory/removeAlarm; a crash in between leaves the rung once alarm in alarms.json forever and loses the ended ring's history entry"))
+    @Test("kill -9 right after the state is saved: a rung --in alarm still leaves the store, its ring still reaches history")
     func crashBetweenPersistAndStore() throws {
         let utc = zone("UTC")
         let t = at("2026-11-22T07:00:00Z")
