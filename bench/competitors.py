@@ -116,12 +116,9 @@ class Cron:
             return "cron is not installed and this is not root: apt-get install cron"
         print("bench: installing Debian's cron (apt-get install --no-install-recommends cron)", flush=True)
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True)
         r = subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "cron"], env=env,
                            capture_output=True, text=True)
-        if r.returncode != 0:
-            subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True)
-            r = subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "cron"], env=env,
-                               capture_output=True, text=True)
         if r.returncode != 0:
             return "apt-get install cron failed: " + r.stderr.strip()[-300:]
         return None

@@ -88,6 +88,12 @@ def markdown(r, argv):
         w("| %s | %s |" % (label, " | ".join(cells)))
 
     idle_row("idle wake-ups per minute (all threads)", "wakeups_per_min", lambda x: "%.1f" % x)
+    cells = []
+    a_w = idle.get("alarmd", {}).get("wakeups_per_min")
+    for who in ("cron", "bash loop", "python loop"):
+        v = idle.get(who)
+        cells.append(("+%.1f per minute (alarmd: 0)" % v["wakeups_per_min"] if a_w == 0 else ratio(v["wakeups_per_min"], a_w)) if v and a_w is not None else "—")
+    w("| idle wake-ups compared with alarmd | — | %s |" % " | ".join(cells))
     idle_row("idle involuntary switches per minute", "involuntary_per_min", lambda x: "%.1f" % x)
     idle_row("idle CPU per minute", "cpu_ms_per_min", lambda x: "%.0f ms" % x)
     cells = []
@@ -98,7 +104,9 @@ def markdown(r, argv):
     w("")
     if cron or bl:
         w("cron and the `%%H:%%M` loops fire at minute granularity: %d minute(s) sampled in this run "
-          "(cron: %s missed; loops: %s / %s missed)." % (
+          "(cron: %s missed; loops: %s / %s missed). The `%%H:%%M:%%S` loop rows have one sample per alarmd alarm of the "
+          "delay run. The bash loop's wake-ups count the bash process only: each second it also forks "
+          "`sleep 1` and `date` (two short-lived processes, not counted)." % (
               mins.get("minutes", 0), cron["missed"] if cron else "—", bl["missed"] if bl else "—", pl["missed"] if pl else "—"))
         w("")
 
@@ -107,7 +115,7 @@ def markdown(r, argv):
     w("| figure | result | how |")
     w("|---|---|---|")
     if a_delay:
-        w("| delay, scheduled → first frame to ALSA (`null` PCM), median / p99 / max | %s | %d once alarms one second apart, "
+        w("| delay, scheduled → first frame to ALSA (`null` PCM), median / p99 / max | %s | %d once alarms 1, 2 or 3 s apart, "
           "`alarm import`ed into a running alarmd (ALARM_DEVICE=null); each is seen ringing in status.json, "
           "stopped with `stop` on the FIFO; `started − scheduled` from history.jsonl (%d entries, %d marked late, outcomes %s; not seen ringing: %d) |" % (
               dist(a_delay), delay["alarms"], delay["history_entries"], delay["late"], delay["outcomes"], len(delay["not_seen"])))
@@ -123,13 +131,13 @@ def markdown(r, argv):
         w("| snooze 5 s: re-ring first frame − (`snooze` written + 5 s) | %s | as the user sees it |" % dist(pu["snooze_vs_written"]))
     ia = idle.get("alarmd")
     if ia:
-        w("| idle wake-ups per minute | %.1f (%d in %.0f s, %d thread(s)) | one alarm armed 24 h ahead, fresh daemon |" % (
-            ia["wakeups_per_min"], ia["wakeups"], ia["seconds"], ia["threads"]))
+        w("| idle wake-ups per minute | %.1f (%d in %.0f s; per thread: %s) | one alarm armed 24 h ahead (`alarm add --in 24h --id far`), fresh daemon |" % (
+            ia["wakeups_per_min"], ia["wakeups"], ia["seconds"], ", ".join(ia.get("by_thread", []))))
         w("| idle CPU | %.1f ms per minute | /proc/PID/stat utime+stime, 10 ms ticks |" % ia["cpu_ms_per_min"])
     ir = r.get("idle_after_rings")
     if ir:
-        w("| idle wake-ups per minute after ringing | %.1f (%d in %.0f s, %d thread(s)) | same daemon after the pulse rings |" % (
-            ir["wakeups_per_min"], ir["wakeups"], ir["seconds"], ir["threads"]))
+        w("| idle wake-ups per minute after ringing | %.1f (%d in %.0f s; per thread: %s) | same daemon after the pulse rings and snoozes, `far` added again; CPU %.1f ms per minute |" % (
+            ir["wakeups_per_min"], ir["wakeups"], ir["seconds"], ", ".join(ir.get("by_thread", [])), ir["cpu_ms_per_min"]))
     im = r.get("idle_memory")
     if im:
         w("| memory idle: resident / private / PSS | %s / %s / %s | /proc/PID/status VmRSS, smaps_rollup Private_Clean+Private_Dirty, Pss |" % (
@@ -170,17 +178,40 @@ def markdown(r, argv):
         for n in r["notes"]:
             w("- " + n)
         w("")
-    w("## Method")
+    w("## Method: the commands behind the figures")
     w("")
-    w("- `bench/run` builds with `swift build -c release` and runs `bench/bench.py` (python3, standard library). "
-      "alarmd and alarm run as processes in temporary directories (ALARM_STATE_DIR, ALARM_RUNTIME_DIR, "
-      "ALARM_CONFIG, ALARM_LOCALTIME → a UTC zone symlink); times are CLOCK_REALTIME, the clock of alarmd's history.")
-    w("- cron is Debian's `cron` (installed by the script if missing), started as `cron -f` with a job file "
-      "in /etc/cron.d (removed afterwards) whose lines fire `date +%s.%N >> FILE` at chosen minutes.")
-    w("- The loops are in `bench/competitors.py`: `while sleep 1; do now=$(date +%H:%M); ...` in bash "
-      "and the same with `time.sleep(1)` in python; each fires once per matching minute (or second).")
-    w("- PulseAudio: a private `pulseaudio -n` with `module-null-sink` (48 kHz mono), reached through "
-      "alsa-lib's `pulse` PCM, recorded with `parec` from the monitor; the ring sound is a continuous sine clip.")
-    w("- Full run: `bash bench/run`; quick run for CI: `bash bench/run --quick` (in `scripts/test`).")
+    w("Everything runs from `%s` (= `python3 bench/bench.py`, standard library only; `--json FILE` saves the raw "
+      "figures, `--keep` keeps the temporary directory with every daemon's history.jsonl and log). Times are "
+      "CLOCK_REALTIME (`time.time()`), the clock of alarmd's history." % cmd)
+    w("")
+    w("- Build: `swift build -c release`; the binaries are `.build/release/alarmd` and `.build/release/alarm`.")
+    w("- Each alarmd: `ALARM_STATE_DIR=T/state ALARM_RUNTIME_DIR=T/run ALARM_SOUNDS_DIR=T/sounds ALARM_CONFIG=T/alarm.conf "
+      "ALARM_LOCALTIME=T/localtime (→ /usr/share/zoneinfo/UTC) TZ=UTC NOTIFY_SOCKET=T/notify.sock ALARM_DEVICE=null|pulse "
+      ".build/release/alarmd`; the bench binds the notify socket (start-up = spawn → `READY=1`) and watches T/run with "
+      "inotify (status.json is replaced by rename).")
+    w("- Alarms for the delay runs: a JSON array of once alarms (`{\"mode\": \"absolute\", \"at\": RFC 3339, \"once\": true, ...}`) "
+      "loaded with `alarm import FILE` into the running daemon. Stop and snooze: the line `stop` / `snooze 5s` written "
+      "with one write(2) to T/run/control (what `alarm stop` does, without the CLI's own start-up). Delay = "
+      "`started − scheduled` of each history.jsonl entry.")
+    w("- PulseAudio: `pulseaudio -n --daemonize=no --exit-idle-time=-1 --use-pid-file=no -L module-native-protocol-unix "
+      "-L \"module-null-sink sink_name=NAME rate=48000 channels=1\"` with a private XDG_RUNTIME_DIR; alarmd plays through "
+      "alsa-lib's `pulse` PCM (config `fade_in = 0`, sound: a 10 s 440 Hz sine WAV); recorded with `parec -d NAME.monitor "
+      "--format=s16le --rate=48000 --channels=1 --raw --latency-msec=10`. Bursts of sound = runs of |sample| > 300 "
+      "closer than 0.25 s. Stop → silence = burst length − (command written − `started`), assuming the sink's latency "
+      "is the same at both ends of the burst.")
+    w("- Idle: `voluntary_ctxt_switches` summed over /proc/PID/task/*/status (each wake-up from epoll_wait/nanosleep is one), "
+      "CPU = utime+stime from /proc/PID/stat (10 ms ticks), memory = VmRSS from /proc/PID/status and "
+      "Private_Clean+Private_Dirty (and Pss) from /proc/PID/smaps_rollup.")
+    w("- 10,000 alarms: a generated JSON array (weekday/daily/yearly calendar expressions in 10 zones, floating and pinned, "
+      "plus absolute ones, none due within 2 h) loaded with `alarm import FILE`; then `alarm list`, `alarm list --json`, "
+      "`alarm add --in 30m --id probeN`, `alarm remove probeN`, each timed from spawn to exit, the daemon running.")
+    w("- cron: Debian's `cron` (`apt-get install cron` by the script if missing), started as `TZ=UTC /usr/sbin/cron -f` "
+      "(or the one already running), with a job file /etc/cron.d/alarm-bench-PID (removed at the end) whose lines are "
+      "`M H D MON * root date +%s.%N >> FILE`.")
+    w("- Loops (`bench/competitors.py`): bash `while sleep 1; do now=$(date +\"$FMT\"); case ... esac; done` and python "
+      "`while True: time.sleep(1); now = time.strftime(fmt) ...`, FMT `%H:%M` (minute targets, as Pi alarm scripts do) "
+      "or `%H:%M:%S` (the same seconds as alarmd's alarms); the \"player\" is `date +%s.%N >> FILE`.")
+    w("- Quick mode (`bash bench/run --quick`, run by `scripts/test`): fewer samples, one cron minute, no alarm-bench "
+      "(scripts/test runs it just before); it writes .build/bench/BENCHMARKS-quick.md and leaves BENCHMARKS.md alone.")
     w("")
     return "\n".join(L)
