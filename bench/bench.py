@@ -144,7 +144,7 @@ class Bench:
             self.minute_loops[kind] = loop
         main.cli("add", "--in", "24h", "--id", "far")
         time.sleep(2)
-        samples = {"alarmd": procstats.IdleSample(main.pid)}
+        samples = {"alarmd": procstats.IdleSample(main.pid, log=main.log_path)}
         if self.cron.pid:
             samples["cron"] = procstats.IdleSample(self.cron.pid)
         samples["bash loop"] = procstats.IdleSample(self.minute_loops["bash"].pid, children=True)
@@ -215,6 +215,10 @@ class Bench:
         for kind, loop in loops.items():
             dl, miss = competitors.match(instants, competitors.fired(loop.out), window=5)
             self.r["delay"][kind + " loop (seconds)"] = {"delay": procstats.summary(dl), "missed": miss}
+        n_set = procstats.count_lines(d.log_path, procstats.IdleSample.CLOCK_SET)
+        if n_set:
+            self.note("the system clock was set %d time(s) during the delay run (alarmd's log): the delays around it "
+                      "are measured across a clock step" % n_set)
         d.close()
         fd = self.r["delay"]["first_frame"]
         if fd:
@@ -310,12 +314,15 @@ class Bench:
             "ringing_memory": ringing_mem,
         })
         self.r["pulse"] = res
+        n_set = procstats.count_lines(main.log_path, procstats.IdleSample.CLOCK_SET)
+        if n_set:
+            self.note("the system clock was set %d time(s) while the main alarmd ran (its log)" % n_set)
         log("pulse: %d rings, %d bursts recorded" % (len(rings), len(bursts)))
 
     def post_ring_idle(self, main):
         main.cli("add", "--in", "24h", "--id", "far")
         time.sleep(2)
-        s = procstats.IdleSample(main.pid)
+        s = procstats.IdleSample(main.pid, log=main.log_path)
         s.start(time.time())
         time.sleep(self.p["post_idle"])
         self.r["idle_after_rings"] = s.finish(time.time())

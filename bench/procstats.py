@@ -75,16 +75,30 @@ def memory(pid):
     return {"rss": rss, "private": private, "pss": pss, "threads": int(s["Threads"])}
 
 
-class IdleSample:
-    """Wake-ups and CPU of one process between start() and finish()."""
+def count_lines(path, needle):
+    try:
+        with open(path, errors="replace") as f:
+            return sum(1 for line in f if needle in line)
+    except OSError:
+        return 0
 
-    def __init__(self, pid, children=False):
-        self.pid, self.children = pid, children
+
+class IdleSample:
+    """Wake-ups and CPU of one process between start() and finish(). With `log`, also counts
+    alarmd's "the system clock was set" lines written meanwhile: a clock step wakes alarmd (its
+    timerfd is armed with TFD_TIMER_CANCEL_ON_SET), and these shared machines get their clock
+    set now and then."""
+
+    CLOCK_SET = "the system clock was set"
+
+    def __init__(self, pid, children=False, log=None):
+        self.pid, self.children, self.log = pid, children, log
 
     def start(self, now):
         self.t0 = now
         self.sw0 = switches(self.pid)
         self.threads0 = per_thread(self.pid)
+        self.clock0 = count_lines(self.log, self.CLOCK_SET) if self.log else 0
         self.cpu0 = cpu_seconds(self.pid, self.children)
 
     def finish(self, now):
@@ -102,6 +116,7 @@ class IdleSample:
             "involuntary_per_min": (sw1[1] - self.sw0[1]) / minutes,
             "threads": sw1[2],
             "by_thread": by_thread,
+            "clock_sets": (count_lines(self.log, self.CLOCK_SET) - self.clock0) if self.log else None,
             "cpu_ms_per_min": (cpu1 - self.cpu0) * 1000 / minutes,
             "memory": memory(self.pid),
         }

@@ -110,6 +110,10 @@ def markdown(r, argv):
               mins.get("minutes", 0), cron["missed"] if cron else "—", bl["missed"] if bl else "—", pl["missed"] if pl else "—"))
         w("")
 
+    def clock_note(v):
+        n = v.get("clock_sets")
+        return "; the system clock was set %d time(s) during the window (alarmd's log), each a wake-up" % n if n else ""
+
     w("## alarm's own figures")
     w("")
     w("| figure | result | how |")
@@ -132,12 +136,12 @@ def markdown(r, argv):
     ia = idle.get("alarmd")
     if ia:
         w("| idle wake-ups per minute | %.1f (%d in %.0f s; per thread: %s) | one alarm armed 24 h ahead (`alarm add --in 24h --id far`), fresh daemon |" % (
-            ia["wakeups_per_min"], ia["wakeups"], ia["seconds"], ", ".join(ia.get("by_thread", []))))
+            ia["wakeups_per_min"], ia["wakeups"], ia["seconds"], ", ".join(ia.get("by_thread", [])) + clock_note(ia)))
         w("| idle CPU | %.1f ms per minute | /proc/PID/stat utime+stime, 10 ms ticks |" % ia["cpu_ms_per_min"])
     ir = r.get("idle_after_rings")
     if ir:
         w("| idle wake-ups per minute after ringing | %.1f (%d in %.0f s; per thread: %s) | same daemon after the pulse rings and snoozes, `far` added again; CPU %.1f ms per minute |" % (
-            ir["wakeups_per_min"], ir["wakeups"], ir["seconds"], ", ".join(ir.get("by_thread", [])), ir["cpu_ms_per_min"]))
+            ir["wakeups_per_min"], ir["wakeups"], ir["seconds"], ", ".join(ir.get("by_thread", [])) + clock_note(ir), ir["cpu_ms_per_min"]))
     im = r.get("idle_memory")
     if im:
         w("| memory idle: resident / private / PSS | %s / %s / %s | /proc/PID/status VmRSS, smaps_rollup Private_Clean+Private_Dirty, Pss |" % (
