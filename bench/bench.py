@@ -1,0 +1,499 @@
+#!/usr/bin/env python3
+"""alarm's benchmarks (issues #4 and #6): alarmd and the alarm CLI measured as processes, side by
+side with cron firing a player and one-second polling loops, on this machine, in one run.
+
+Prints the figures and writes a Markdown report. It asserts nothing about wall-clock times:
+these machines are shared and noisy, so it reports medians and says what the load was.
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import competitors  # noqa: E402
+import harness  # noqa: E402
+import procstats  # noqa: E402
+import report  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+FULL = dict(idle=60, delay_alarms=120, pulse_rings=20, snoozes=5, post_idle=60, reps=10, cron_minutes=4, big=10_000)
+QUICK = dict(idle=15, delay_alarms=20, pulse_rings=3, snoozes=2, post_idle=10, reps=3, cron_minutes=1, big=10_000)
+
+
+def log(msg):
+    print("bench: " + msg, flush=True)
+
+
+def rfc3339(t):
+    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S+00:00")
+
+
+def parse_time(s):
+    return datetime.fromisoformat(s).timestamp()
+
+
+def once_alarm(id, at, sound=None):
+    return {"at": rfc3339(at), "fade_in": None, "id": id, "label": None, "mode": "absolute", "once": True,
+            "ring": None, "skip_next": False, "snooze": None, "sound": sound, "volume": None, "zone": None}
+
+
+def playing(status, alarm):
+    """status.json shows `alarm` ringing. (It does not tell whether the first frame went out yet:
+    `sound` reads "default" before that too, so callers wait a little before stopping.)"""
+    return status.get("state") == "ringing" and status.get("alarm") == alarm
+
+
+def machine():
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name") or line.startswith("Model"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    osname = "?"
+    try:
+        with open("/etc/os-release") as f:
+            for line in f:
+                if line.startswith("PRETTY_NAME="):
+                    osname = line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.strip().splitlines()
+    with open("/proc/meminfo") as f:
+        mem = f.readline().split()[1]
+    return {"nproc": os.cpu_count(), "cpu": cpu, "kernel": platform.release(), "os": osname,
+            "swift": swift[0] if swift else "?", "memory_gib": int(mem) / 1024 / 1024}
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.p = QUICK if args.quick else FULL
+        self.bin = os.path.join(ROOT, ".build", "release")
+        self.tmp = tempfile.mkdtemp(prefix="alarm-bench-")
+        self.r = {"mode": "quick" if args.quick else "full", "params": self.p, "notes": []}
+        self.cleanup = []
+
+    def note(self, text):
+        log("note: " + text)
+        self.r["notes"].append(text)
+
+    # ---- phases -------------------------------------------------------------------------
+
+    def build(self):
+        if self.args.no_build:
+            return
+        log("building release binaries (swift build -c release)")
+        t0 = time.monotonic()
+        subprocess.run(["swift", "build", "-c", "release"], cwd=ROOT, check=True)
+        self.r["build_seconds"] = time.monotonic() - t0
+
+    def start_pulse(self):
+        if not (shutil.which("pulseaudio") and shutil.which("parec")):
+            self.note("pulseaudio/parec not installed: the null-sink figures are left out (scripts/deps installs them)")
+            return None
+        try:
+            pulse = harness.PulseSink("alarmbench%d" % os.getpid())
+        except Exception as e:  # noqa: BLE001 - reported, the rest still runs
+            self.note("PulseAudio null sink did not start: %s" % e)
+            return None
+        self.cleanup.append(pulse.close)
+        return pulse
+
+    def daemon(self, name, device="null", config="", pulse=None):
+        d = harness.Alarmd(self.bin, os.path.join(self.tmp, name), device=device, config=config,
+                           extra_env=pulse.env if pulse else None,
+                           sounds_dir=os.path.join(self.tmp, "sounds"))
+        self.cleanup.append(d.close)
+        return d
+
+    def idle_and_competitors(self, main):
+        """alarmd, cron and the polling loops idle over the same window; then cron's minutes start."""
+        p = self.p
+        now = time.time()
+        idle_end = now + 2 + p["idle"]
+        first_minute = (int(idle_end + 8) // 60 + 1) * 60
+        minutes = [first_minute + 60 * k for k in range(p["cron_minutes"])]
+        self.cron_minutes = minutes
+        labels = [time.strftime("%H:%M", time.gmtime(t)) for t in minutes]
+        out = os.path.join(self.tmp, "competitors")
+        os.makedirs(out, exist_ok=True)
+        self.cron = competitors.Cron(os.path.join(out, "cron.times"))
+        self.cleanup.append(self.cron.close)
+        if self.cron.problem:
+            self.note("cron left out: " + self.cron.problem)
+        else:
+            self.cron.schedule(minutes)
+        self.minute_loops = {}
+        for kind in ("bash", "python"):
+            loop = competitors.Loop(kind, "%H:%M", labels, os.path.join(out, kind + "-minute.times"))
+            self.cleanup.append(loop.close)
+            self.minute_loops[kind] = loop
+        main.cli("add", "--in", "24h", "--id", "far")
+        time.sleep(2)
+        samples = {"alarmd": procstats.IdleSample(main.pid, log=main.log_path)}
+        if self.cron.pid:
+            samples["cron"] = procstats.IdleSample(self.cron.pid)
+        samples["bash loop"] = procstats.IdleSample(self.minute_loops["bash"].pid, children=True)
+        samples["python loop"] = procstats.IdleSample(self.minute_loops["python"].pid)
+        log("idle: sampling alarmd, cron and the polling loops for %d s" % p["idle"])
+        t0 = time.time()
+        for s in samples.values():
+            s.start(t0)
+        time.sleep(p["idle"])
+        t1 = time.time()
+        self.r["idle"] = {k: s.finish(t1) for k, s in samples.items()}
+        if self.cron.pid and not self.cron.own:
+            self.note("used the cron daemon already running (pid %d)" % self.cron.pid)
+        log("idle: " + ", ".join("%s %.1f wake-ups/min" % (k, v["wakeups_per_min"]) for k, v in self.r["idle"].items()))
+
+    def delay_run(self):
+        """Many once alarms 1, 2 or 3 s apart on the `null` PCM: each is seen ringing, stopped over
+        the FIFO, seen idle. Polling loops with %H:%M:%S targets run alongside, on the same seconds."""
+        n = self.p["delay_alarms"]
+        d = self.daemon("delay", device="null")
+        d.start()
+        first = int(time.time()) + 4
+        instants, t = [], first
+        for k in range(n):
+            instants.append(t)
+            t += 1 + k % 3
+        alarms = [once_alarm("d%03d" % k, t) for k, t in enumerate(instants)]
+        path = os.path.join(self.tmp, "delay-alarms.json")
+        with open(path, "w") as f:
+            json.dump(alarms, f)
+        d.cli("import", path)
+        labels = [time.strftime("%H:%M:%S", time.gmtime(t)) for t in instants]
+        out = os.path.join(self.tmp, "competitors")
+        loops = {k: competitors.Loop(k, "%H:%M:%S", labels, os.path.join(out, k + "-second.times"))
+                 for k in ("bash", "python")}
+        for loop in loops.values():
+            self.cleanup.append(loop.close)
+        log("delay: %d alarms 1-3 s apart from %s (about %d s)" % (n, rfc3339(first), instants[-1] - first + 4))
+        stops, seen = [], []
+        missed = []
+        for k, a in enumerate(alarms):
+            t_seen, st = d.wait_status(lambda s, i=a["id"]: playing(s, i),
+                                       timeout=instants[k] - time.time() + 5)
+            if t_seen is None:
+                missed.append(a["id"])
+                continue
+            seen.append(t_seen - instants[k])
+            time.sleep(0.3)  # let it sound: a stop before the first frame leaves no `started`
+            t_w = d.send("stop")
+            t_idle, _ = d.wait_status(lambda s: s.get("state") == "idle", timeout=3)
+            if t_idle is not None:
+                stops.append(t_idle - t_w)
+        time.sleep(1.5)
+        for loop in loops.values():
+            loop.close()
+        hist = {h["alarm"]: h for h in d.history() if h["alarm"].startswith("d")}
+        delays = [parse_time(h["started"]) - parse_time(h["scheduled"]) for h in hist.values() if h.get("started")]
+        lates = sum(1 for h in hist.values() if h.get("late"))
+        outcomes = {}
+        for h in hist.values():
+            outcomes[h["outcome"]] = outcomes.get(h["outcome"], 0) + 1
+        self.r["delay"] = {
+            "alarms": n, "history_entries": len(hist), "late": lates, "outcomes": outcomes, "not_seen": missed,
+            "first_frame": procstats.summary(delays),
+            "status_ringing": procstats.summary(seen),
+            "stop_to_idle": procstats.summary(stops),
+        }
+        for kind, loop in loops.items():
+            dl, miss = competitors.match(instants, competitors.fired(loop.out), window=5)
+            self.r["delay"][kind + " loop (seconds)"] = {"delay": procstats.summary(dl), "missed": miss}
+        n_set = procstats.count_lines(d.log_path, procstats.IdleSample.CLOCK_SET)
+        if n_set:
+            self.note("the system clock was set %d time(s) during the delay run (alarmd's log): the delays around it "
+                      "are measured across a clock step" % n_set)
+        d.close()
+        fd = self.r["delay"]["first_frame"]
+        if fd:
+            log("delay: first frame median %.1f ms, p99 %.1f ms, max %.1f ms over %d" %
+                (fd["median"] * 1e3, fd["p99"] * 1e3, fd["max"] * 1e3, fd["n"]))
+
+    def pulse_run(self, main, pulse):
+        """Rings on the PulseAudio null sink (paced like a sound card), recorded from its monitor:
+        delay, stop latency to silence, snooze accuracy, memory while ringing."""
+        k_rings, k_snoozes = self.p["pulse_rings"], self.p["snoozes"]
+        rec = os.path.join(self.tmp, "pulse.raw")
+        pulse.record(rec)
+        time.sleep(0.5)
+        rings = []
+        ringing_mem = None
+        main.cli("remove", "far")
+        log("pulse: %d rings stopped over the FIFO, %d snoozed for 5 s" % (k_rings, k_snoozes))
+        first = int(time.time()) + 3
+        ids = ["p%02d" % k for k in range(k_rings)] + ["s%02d" % k for k in range(k_snoozes)]
+        # Rings 3 s apart; snoozes 9 s apart (ring 1 s, snooze 5 s, ring again 1 s).
+        instants, t = [], first
+        for i in ids:
+            instants.append(t)
+            t += 3 if i.startswith("p") else 9
+        path = os.path.join(self.tmp, "pulse-alarms.json")
+        with open(path, "w") as f:
+            json.dump([once_alarm(i, at, sound="sine.wav") for i, at in zip(ids, instants)], f)
+        main.cli("import", path)
+        snoozes = []
+        for i, at in zip(ids, instants):
+            t_seen, _ = main.wait_status(lambda s, i=i: playing(s, i),
+                                         timeout=at - time.time() + 5)
+            if t_seen is None:
+                self.note("pulse: %s was not seen ringing" % i)
+                continue
+            time.sleep(1.0)
+            if ringing_mem is None:
+                ringing_mem = procstats.memory(main.pid)
+                ringing_mem["wakeups"] = procstats.switches(main.pid)
+            if i.startswith("s"):
+                t_w = main.send("snooze 5s")
+                t_sn, st = main.wait_status(lambda s: s.get("state") == "snoozed", timeout=3)
+                t_again, _ = main.wait_status(lambda s, i=i: playing(s, i), timeout=10)
+                time.sleep(1.0)
+                snoozes.append({"id": i, "written": t_w, "seen_again": t_again})
+            t_w = main.send("stop")
+            t_idle, _ = main.wait_status(lambda s: s.get("state") == "idle", timeout=3)
+            rings.append({"id": i, "stop_written": t_w, "idle_seen": t_idle})
+        time.sleep(1.0)
+        pulse.stop_recording()
+        hist = main.history()
+        by_id = {}
+        for h in hist:
+            by_id.setdefault(h["alarm"], []).append(h)
+        # Recording: one burst of sound per ring (a snoozed alarm makes two).
+        bursts = harness.sound_bursts(rec, pulse.rate)
+        expected = [(i, n) for i in ids for n in range(2 if i.startswith("s") else 1)]
+        res = {"rings": len(rings), "bursts": len(bursts), "expected_bursts": len(expected)}
+        delays, to_idle, to_silence = [], [], []
+        stop_of = {r["id"]: r for r in rings}
+        for i in ids:
+            entries = by_id.get(i, [])
+            # The first entry is the scheduled ring; a snoozed alarm's second is the re-ring.
+            if entries and entries[0].get("started"):
+                delays.append(parse_time(entries[0]["started"]) - parse_time(entries[0]["scheduled"]))
+        for r in rings:
+            if r["idle_seen"]:
+                to_idle.append(r["idle_seen"] - r["stop_written"])
+        if len(bursts) == len(expected):
+            for (i, n), (b0, b1) in zip(expected, bursts):
+                entries = by_id.get(i, [])
+                if n < len(entries) and entries[n].get("started"):
+                    started = parse_time(entries[n]["started"])
+                    written = stop_of[i]["stop_written"] if (n == 1 or not i.startswith("s")) else \
+                        next(s["written"] for s in snoozes if s["id"] == i)
+                    heard = (b1 - b0 + 1) / pulse.rate
+                    to_silence.append(heard - (written - started))
+        else:
+            self.note("pulse: %d bursts of sound recorded for %d rings: stop-to-silence left out" % (len(bursts), len(expected)))
+        snooze_daemon, snooze_user = [], []
+        for s in snoozes:
+            entries = by_id.get(s["id"], [])
+            if len(entries) >= 2 and entries[0]["outcome"] == "snoozed" and entries[1].get("started"):
+                again = parse_time(entries[1]["started"])
+                snooze_daemon.append(again - (parse_time(entries[0]["ended"]) + 5))
+                snooze_user.append(again - (s["written"] + 5))
+        res.update({
+            "first_frame": procstats.summary(delays),
+            "stop_to_idle": procstats.summary(to_idle),
+            "stop_to_silence": procstats.summary(to_silence),
+            "snooze_vs_snoozed_at": procstats.summary(snooze_daemon),
+            "snooze_vs_written": procstats.summary(snooze_user),
+            "ringing_memory": ringing_mem,
+        })
+        self.r["pulse"] = res
+        n_set = procstats.count_lines(main.log_path, procstats.IdleSample.CLOCK_SET)
+        if n_set:
+            self.note("the system clock was set %d time(s) while the main alarmd ran (its log)" % n_set)
+        log("pulse: %d rings, %d bursts recorded" % (len(rings), len(bursts)))
+
+    def post_ring_idle(self, main):
+        main.cli("add", "--in", "24h", "--id", "far")
+        time.sleep(2)
+        s = procstats.IdleSample(main.pid, log=main.log_path)
+        s.start(time.time())
+        time.sleep(self.p["post_idle"])
+        self.r["idle_after_rings"] = s.finish(time.time())
+
+    def startup_and_big_store(self):
+        reps, big = self.p["reps"], self.p["big"]
+        d = self.daemon("startup", device="null")
+        ready, status = [], []
+        log("start-up: %d starts with an empty store" % reps)
+        for _ in range(reps):
+            r, s = d.start()
+            ready.append(r)
+            status.append(s)
+            d.stop()
+        self.r["startup_empty"] = {"ready": procstats.summary(ready), "status": procstats.summary(status)}
+
+        path = os.path.join(self.tmp, "big.json")
+        with open(path, "w") as f:
+            json.dump(big_store(big, time.time()), f)
+        t_import, _ = d.cli("import", path)
+        log("10k: imported %d alarms in %.2f s; %d starts" % (big, t_import, reps))
+        ready, status = [], []
+        for _ in range(reps):
+            r, s = d.start()
+            ready.append(r)
+            status.append(s)
+            d.stop()
+        res = {"alarms": big, "import": t_import, "alarms_json_bytes": os.path.getsize(os.path.join(d.state, "alarms.json")),
+               "ready": procstats.summary(ready), "status": procstats.summary(status)}
+        d.start()
+        time.sleep(1)
+        res["idle_memory"] = procstats.memory(d.pid)
+        lists, lists_json, adds, to_next, removes, cpu = [], [], [], [], [], []
+        for k in range(reps):
+            t, out = d.cli("list")
+            lists.append(t)
+            t, _ = d.cli("list", "--json")
+            lists_json.append(t)
+            cpu0 = procstats.cpu_seconds(d.pid)
+            d.watch.drain()
+            t0 = time.time()
+            t, _ = d.cli("add", "--in", "30m", "--id", "probe%d" % k)
+            adds.append(t)
+            t_seen, _ = d.wait_status(lambda s, k=k: (s.get("next") or {}).get("id") == "probe%d" % k, timeout=5)
+            if t_seen:
+                to_next.append(t_seen - t0)
+            time.sleep(0.3)
+            cpu.append(procstats.cpu_seconds(d.pid) - cpu0)
+            t, _ = d.cli("remove", "probe%d" % k, check=False)
+            removes.append(t)
+            d.wait_status(lambda s, k=k: (s.get("next") or {}).get("id") != "probe%d" % k, timeout=5)
+        res.update({"list": procstats.summary(lists), "list_json": procstats.summary(lists_json),
+                    "list_lines": len(out.splitlines()), "add": procstats.summary(adds),
+                    "remove": procstats.summary(removes), "add_to_daemon_next": procstats.summary(to_next),
+                    "daemon_cpu_per_add": procstats.summary(cpu)})
+        d.close()
+        self.r["big"] = res
+        log("10k: start-up to READY median %.0f ms, list %.0f ms, add %.0f ms" %
+            (res["ready"]["median"] * 1e3, res["list"]["median"] * 1e3, res["add"]["median"] * 1e3))
+
+    def finish_competitors(self):
+        if self.cron_minutes:
+            wait = self.cron_minutes[-1] + 5 - time.time()
+            if wait > 0:
+                log("waiting %.0f s for the last cron minute" % wait)
+                time.sleep(wait)
+        res = {"minutes": len(self.cron_minutes)}
+        if self.cron.pid:
+            dl, miss = competitors.match(self.cron_minutes, competitors.fired(self.cron.out), window=50)
+            res["cron"] = {"delay": procstats.summary(dl), "missed": miss}
+        for kind, loop in self.minute_loops.items():
+            loop.close()
+            dl, miss = competitors.match(self.cron_minutes, competitors.fired(loop.out), window=50)
+            res[kind + " loop (minutes)"] = {"delay": procstats.summary(dl), "missed": miss}
+        self.cron.close()
+        self.r["minutes"] = res
+
+    def alarm_bench(self):
+        exe = os.path.join(self.bin, "alarm-bench")
+        if not os.path.exists(exe):
+            return
+        log("in-process figures: .build/release/alarm-bench")
+        r = subprocess.run([exe], capture_output=True, text=True, timeout=600)
+        self.r["alarm_bench"] = (r.stdout + r.stderr).strip()
+        print(self.r["alarm_bench"])
+
+    def run(self):
+        t_start = time.time()
+        self.r["machine"] = machine()
+        self.r["started"] = rfc3339(t_start)
+        self.r["load_start"] = loadavg()
+        self.build()
+        os.makedirs(os.path.join(self.tmp, "sounds"))
+        harness.write_sine(os.path.join(self.tmp, "sounds", "sine.wav"))
+        self.cron_minutes = []
+        try:
+            pulse = self.start_pulse()
+            # No fade-in, so the recorded sound starts at full level with the first frame.
+            main = self.daemon("main", device="pulse" if pulse else "null", config="fade_in = 0\n", pulse=pulse)
+            r, s = main.start()
+            self.idle_and_competitors(main)
+            self.r["idle_memory"] = procstats.memory(main.pid)
+            self.delay_run()
+            if pulse:
+                self.pulse_run(main, pulse)
+                self.post_ring_idle(main)
+            self.startup_and_big_store()
+            self.finish_competitors()
+            main.close()
+            if not self.args.quick:  # scripts/test runs alarm-bench just before the quick run
+                self.alarm_bench()
+        finally:
+            for f in reversed(self.cleanup):
+                try:
+                    f()
+                except Exception as e:  # noqa: BLE001
+                    log("cleanup: %s" % e)
+            if not self.args.keep:
+                shutil.rmtree(self.tmp, ignore_errors=True)
+        self.r["load_end"] = loadavg()
+        self.r["seconds"] = time.time() - t_start
+        return self.r
+
+
+def big_store(n, now):
+    """n alarms of mixed shapes and zones, none due within two hours of now (so no start rings one)."""
+    from zoneinfo import ZoneInfo
+    zones = [None, None, "America/New_York", "Europe/London", "Australia/Lord_Howe", "Asia/Kolkata",
+             "Pacific/Chatham", "America/St_Johns", "Europe/Berlin", "Australia/Sydney"]
+    days = ["Mon..Fri", "daily", "Sat,Sun", "*-12-25", "Fri *-*-13", "*-*-01", "Mon,Wed", "*-02-29", "Tue"]
+    alarms = []
+    for i in range(n):
+        if i % 10 == 9:
+            alarms.append(once_alarm("big%05d" % i, int(now) + 86400 * (2 + i % 300)) | {"once": False})
+            continue
+        z = zones[i % len(zones)]
+        utc = datetime.fromtimestamp(now, timezone.utc) + timedelta(minutes=120 + (i * 37) % (20 * 60))
+        local = utc.astimezone(ZoneInfo(z)) if z else utc
+        alarms.append({"expression": "%s %02d:%02d" % (days[i % len(days)], local.hour, local.minute),
+                       "fade_in": None, "id": "big%05d" % i, "label": "alarm %d" % i if i % 2 else None,
+                       "mode": "pinned" if z else "floating", "once": False, "ring": None, "skip_next": False,
+                       "snooze": None, "sound": None, "volume": None, "zone": z})
+    return alarms
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="fewer samples, one cron minute (for CI)")
+    ap.add_argument("--no-build", action="store_true", help="use the release binaries already built")
+    ap.add_argument("--out", help="report path (default: BENCHMARKS.md, or .build/bench/BENCHMARKS-quick.md with --quick)")
+    ap.add_argument("--json", help="also write the raw figures as JSON here")
+    ap.add_argument("--from-json", help="write the report from figures saved with --json, running nothing")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    args = ap.parse_args()
+    out = args.out or (os.path.join(ROOT, ".build", "bench", "BENCHMARKS-quick.md") if args.quick else os.path.join(ROOT, "BENCHMARKS.md"))
+    if args.from_json:
+        with open(args.from_json) as f:
+            r = json.load(f)
+    else:
+        r = Bench(args).run()
+        r["argv"] = sys.argv[1:]
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(r, f, indent=1, default=str)
+    text = report.markdown(r, r.get("argv", []))
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        f.write(text)
+    print(text)
+    log("wrote %s" % out)
+
+
+if __name__ == "__main__":
+    main()
