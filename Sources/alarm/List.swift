@@ -24,13 +24,15 @@ struct List: ParsableCommand {
             return
         }
         var rows = [["ID", "NEXT", "WHEN", "ZONE", "SOUND", "LABEL"]]
-        for alarm in alarms.sorted(by: { (ctx.nextRing($0) ?? .distantFuture) < (ctx.nextRing($1) ?? .distantFuture) }) {
+        // Each next ring computed once, not once per comparison.
+        let nexts = alarms.map { ($0, ctx.nextRing($0)) }.sorted { ($0.1 ?? .distantFuture) < ($1.1 ?? .distantFuture) }
+        for (alarm, nextRing) in nexts {
             let when: String
             switch alarm.trigger {
             case .calendar(let e): when = e.print(withZone: false) + (alarm.once ? " (once)" : "")
             case .instant(let t): when = "at " + ctx.rfc3339(t)
             }
-            var next = ctx.nextRing(alarm).map { ctx.short($0) } ?? "never"
+            var next = nextRing.map { ctx.short($0) } ?? "never"
             if alarm.skipNext { next += " (skipping one)" }
             rows.append([alarm.id, next, when, alarm.zone ?? alarm.mode.rawValue, alarm.sound ?? "default", alarm.label ?? ""])
         }
