@@ -79,49 +79,13 @@ import Testing
 
         while rig.now < end {
             f.steps += 1
-            let roll = Double.random(in: 0..<1, using: &rng)
-            let from = rig.now
-            if rig.playing != nil, roll < 0.5 {
-                let to = from.addingTimeInterval(Double(Int.random(in: 0...900, using: &rng)))
-                rig.run(until: to)
-                book.ran(from: from, to: to, zone: z)
-                if rig.playing != nil {
-                    if Bool.random(using: &rng) {
-                        rig.send(.snooze(Bool.random(using: &rng) ? nil : Double(Int.random(in: 1...600, using: &rng))))
-                    } else {
-                        rig.send(.stop)
-                    }
-                }
-            } else if roll < 0.72 {
-                let to = from.addingTimeInterval(Double(Int.random(in: 1...(12 * 3600), using: &rng)))
-                rig.run(until: to)
-                book.ran(from: from, to: to, zone: z)
-            } else if roll < 0.82 {
-                z = zone(Self.zones.randomElement(using: &rng)!)
-                rig.changeZone(z)
-                f.zoneSwaps += 1
-            } else if roll < 0.88 {
-                // Forward jump: within grace, or far.
-                let by = Bool.random(using: &rng) ? Int.random(in: 1...700, using: &rng) : Int.random(in: 1...(30 * 3600), using: &rng)
-                let to = from.addingTimeInterval(Double(by))
-                rig.jump(to: to)
-                book.skipped(from: from, to: to, zone: z)
-                f.jumps += 1
-            } else if roll < 0.93 {
-                rig.jump(to: from.addingTimeInterval(-Double(Int.random(in: 1...(5 * 3600), using: &rng))))
-                f.jumps += 1
-            } else if roll < 0.97 {
-                let to = from.addingTimeInterval(Double(Int.random(in: 0...(3 * 3600), using: &rng)))
-                rig.persisted = try rig.persisted.map { try JSONDecoder().decode(EngineState.self, from: JSONEncoder().encode($0)) }
-                rig.restart(at: to)
-                book.skipped(from: from, to: to, zone: z)
-                f.restarts += 1
-            } else if roll < 0.985 {
-                rig.send(.alarmsChanged(rig.store))
-            } else {
-                rig.send(.ringNow(sound: nil))
+            // Longer quiet stretches than the 60-day soak: 1,000 days in reasonable time.
+            switch try EngineSoakTests.step(&rig, &book, &z, &rng, zones: Self.zones, idleUpTo: 0.72, idleMax: 12 * 3600).0 {
+            case .zoneSwap: f.zoneSwaps += 1
+            case .jump: f.jumps += 1
+            case .restart: f.restarts += 1
+            case .reacted, .ran, .reload, .ringNow: break
             }
-            book.reached = max(book.reached, rig.latestEvent)
         }
         if rig.playing != nil { rig.send(.stop) }
         try EngineSoakTests().check(rig, book, seed: seed, steps: f.steps)

@@ -118,51 +118,77 @@ struct SeededRandom: RandomNumberGenerator {
         while rig.now < end {
             steps += 1
             let h0 = rig.history.count, r0 = rig.rings.count
-            let roll = Double.random(in: 0..<1, using: &rng)
             let from = rig.now
-            if rig.playing != nil, roll < 0.5 {
-                // Someone reacts after a while (sometimes after the ring length: auto-silence).
-                let to = from.addingTimeInterval(Double(Int.random(in: 0...900, using: &rng)))
-                rig.run(until: to)
-                book.ran(from: from, to: to, zone: z)
-                if rig.playing != nil {
-                    if Bool.random(using: &rng) {
-                        rig.send(.snooze(Bool.random(using: &rng) ? nil : Double(Int.random(in: 1...600, using: &rng))))
-                    } else {
-                        rig.send(.stop)
-                    }
-                }
-            } else if roll < 0.75 {
-                let to = from.addingTimeInterval(Double(Int.random(in: 1...(8 * 3600), using: &rng)))
-                rig.run(until: to)
-                book.ran(from: from, to: to, zone: z)
-            } else if roll < 0.82 {
-                z = zone(Self.zones.randomElement(using: &rng)!)
-                rig.changeZone(z)
-            } else if roll < 0.88 {
-                // Forward jump: small (within grace) or large.
-                let by = Bool.random(using: &rng) ? Int.random(in: 1...700, using: &rng) : Int.random(in: 1...(30 * 3600), using: &rng)
-                let to = from.addingTimeInterval(Double(by))
-                rig.jump(to: to)
-                book.skipped(from: from, to: to, zone: z)
-            } else if roll < 0.93 {
-                rig.jump(to: from.addingTimeInterval(-Double(Int.random(in: 1...(5 * 3600), using: &rng))))
-            } else if roll < 0.97 {
-                let to = from.addingTimeInterval(Double(Int.random(in: 0...(3 * 3600), using: &rng)))
-                rig.persisted = try rig.persisted.map { try JSONDecoder().decode(EngineState.self, from: JSONEncoder().encode($0)) }
-                rig.restart(at: to)
-                book.skipped(from: from, to: to, zone: z)
-            } else if roll < 0.985 {
-                rig.send(.alarmsChanged(rig.store))
-            } else {
-                rig.send(.ringNow(sound: nil))
-            }
-            book.reached = max(book.reached, rig.latestEvent)
+            let (_, roll) = try Self.step(&rig, &book, &z, &rng, zones: Self.zones)
             note("from \(RFC3339.format(from, in: TimeZone(identifier: "UTC")!)) roll \(roll) rings \(rig.rings[r0...].map { "\($0.alarm ?? "-")@\($0.scheduled)" }) history \(rig.history[h0...].map { "\($0.alarm ?? "-")@\($0.scheduled) \($0.outcome)" })", rig)
         }
         if ProcessInfo.processInfo.environment["SOAK_TRACE"] == "\(seed)" { print(trace.joined(separator: "\n")) }
         if rig.playing != nil { rig.send(.stop) }
         try check(rig, book, seed: seed, steps: steps)
+    }
+
+    /// What one random step of a soak did.
+    enum Step { case reacted, ran, zoneSwap, jump, restart, reload, ringNow }
+
+    /// One random step of a soak, shared by the soaks: someone reacts to a ring (snooze or stop,
+    /// sometimes after the ring length), time passes (up to `idleMax` seconds, with probability
+    /// `idleUpTo` − 0.5), the zone changes, the clock jumps forward (within grace or far) or back,
+    /// the daemon restarts through JSON, the store is reloaded, or someone rings now. Returns the
+    /// step and the roll that chose it.
+    static func step(
+        _ rig: inout Rig, _ book: inout Bookkeeper, _ z: inout TimeZone, _ rng: inout SeededRandom, zones: [String],
+        idleUpTo: Double = 0.75, idleMax: Int = 8 * 3600
+    ) throws -> (Step, Double) {
+        let roll = Double.random(in: 0..<1, using: &rng)
+        let from = rig.now
+        let step: Step
+        if rig.playing != nil, roll < 0.5 {
+            // Someone reacts after a while (sometimes after the ring length: auto-silence).
+            let to = from.addingTimeInterval(Double(Int.random(in: 0...900, using: &rng)))
+            rig.run(until: to)
+            book.ran(from: from, to: to, zone: z)
+            if rig.playing != nil {
+                if Bool.random(using: &rng) {
+                    rig.send(.snooze(Bool.random(using: &rng) ? nil : Double(Int.random(in: 1...600, using: &rng))))
+                } else {
+                    rig.send(.stop)
+                }
+            }
+            step = .reacted
+        } else if roll < idleUpTo {
+            let to = from.addingTimeInterval(Double(Int.random(in: 1...idleMax, using: &rng)))
+            rig.run(until: to)
+            book.ran(from: from, to: to, zone: z)
+            step = .ran
+        } else if roll < 0.82 {
+            z = zone(zones.randomElement(using: &rng)!)
+            rig.changeZone(z)
+            step = .zoneSwap
+        } else if roll < 0.88 {
+            // Forward jump: small (within grace) or large.
+            let by = Bool.random(using: &rng) ? Int.random(in: 1...700, using: &rng) : Int.random(in: 1...(30 * 3600), using: &rng)
+            let to = from.addingTimeInterval(Double(by))
+            rig.jump(to: to)
+            book.skipped(from: from, to: to, zone: z)
+            step = .jump
+        } else if roll < 0.93 {
+            rig.jump(to: from.addingTimeInterval(-Double(Int.random(in: 1...(5 * 3600), using: &rng))))
+            step = .jump
+        } else if roll < 0.97 {
+            let to = from.addingTimeInterval(Double(Int.random(in: 0...(3 * 3600), using: &rng)))
+            rig.persisted = try rig.persisted.map { try JSONDecoder().decode(EngineState.self, from: JSONEncoder().encode($0)) }
+            rig.restart(at: to)
+            book.skipped(from: from, to: to, zone: z)
+            step = .restart
+        } else if roll < 0.985 {
+            rig.send(.alarmsChanged(rig.store))
+            step = .reload
+        } else {
+            rig.send(.ringNow(sound: nil))
+            step = .ringNow
+        }
+        book.reached = max(book.reached, rig.latestEvent)
+        return (step, roll)
     }
 
     func check(_ rig: Rig, _ book: Bookkeeper, seed: Int, steps: Int) throws {
