@@ -40,11 +40,17 @@ public struct Alarm: Hashable, Sendable {
     public var fadeIn: TimeInterval?
     /// Skip the next occurrence only; cleared when that occurrence passes.
     public var skipNext: Bool
+    /// When this alarm's trigger was made: set when the CLI's change is acknowledged (the store
+    /// write), kept through edits that leave the trigger alone, reset when the trigger changes.
+    /// Occurrences at or before it never ring; every later one rings once, rings late or is
+    /// recorded missed. Nil only in stores written before alarms kept it: the daemon then counts
+    /// from when it first sees the alarm.
+    public var created: Date?
 
     public init(
         id: String, trigger: AlarmTrigger, label: String? = nil, sound: String? = nil, once: Bool = false,
         snooze: TimeInterval? = nil, ring: TimeInterval? = nil, volume: Int? = nil, fadeIn: TimeInterval? = nil,
-        skipNext: Bool = false
+        skipNext: Bool = false, created: Date? = nil
     ) {
         self.id = id
         self.trigger = trigger
@@ -56,6 +62,18 @@ public struct Alarm: Hashable, Sendable {
         self.volume = volume
         self.fadeIn = fadeIn
         self.skipNext = skipNext
+        self.created = created.map(Alarm.stamp)
+    }
+
+    /// `created` as stored: whole milliseconds, so that the value read back from the store
+    /// (RFC 3339 with milliseconds) is exactly the value the CLI computed its "next ring" from.
+    public static func stamp(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+    }
+
+    /// The first ring this alarm can have: strictly after `created` (and after `after`).
+    public func firstRing(after: Date, systemZone: TimeZone) -> Date? {
+        nextRing(after: max(after, created ?? after), systemZone: systemZone)
     }
 
     public var mode: ZoneMode {
@@ -119,6 +137,7 @@ extension Alarm: Codable {
         case id, expression, zone, at, mode, label, sound, once, snooze, ring, volume
         case fadeIn = "fade_in"
         case skipNext = "skip_next"
+        case created
     }
 
     public init(from decoder: Decoder) throws {
@@ -152,7 +171,16 @@ extension Alarm: Codable {
             ring: try c.decodeIfPresent(TimeInterval.self, forKey: .ring),
             volume: try c.decodeIfPresent(Int.self, forKey: .volume),
             fadeIn: try c.decodeIfPresent(TimeInterval.self, forKey: .fadeIn),
-            skipNext: try c.decodeIfPresent(Bool.self, forKey: .skipNext) ?? false)
+            skipNext: try c.decodeIfPresent(Bool.self, forKey: .skipNext) ?? false,
+            created: try Self.decodeCreated(c))
+    }
+
+    private static func decodeCreated(_ c: KeyedDecodingContainer<CodingKeys>) throws -> Date? {
+        guard let text = try c.decodeIfPresent(String.self, forKey: .created) else { return nil }
+        guard let date = RFC3339.parse(text) else {
+            throw DecodingError.dataCorruptedError(forKey: .created, in: c, debugDescription: "'\(text)' is not an RFC 3339 timestamp")
+        }
+        return date
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -174,5 +202,6 @@ extension Alarm: Codable {
         try c.encode(volume, forKey: .volume)
         try c.encode(fadeIn, forKey: .fadeIn)
         try c.encode(skipNext, forKey: .skipNext)
+        try c.encodeIfPresent(created.map { RFC3339.format($0, in: TimeZone(identifier: "UTC")!, milliseconds: true) }, forKey: .created)
     }
 }

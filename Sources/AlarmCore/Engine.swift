@@ -13,8 +13,9 @@ import Foundation
 ///   that the *new* zone puts between the new time and the latest event (one that never existed
 ///   in the old zone) still rings.
 /// - **Late, not lost.** An occurrence passed by at most `grace` (clock jumped forward over it,
-///   daemon down, CLI change noticed late) rings at once, marked late; older ones are recorded as
-///   `missed`. The same holds for a snooze that ended while the daemon was down.
+///   daemon down, CLI change noticed late) rings at once, marked late (it passed unseen: any
+///   delay counts); older ones are recorded as `missed`. One the timer rings is late only past
+///   `lateTolerance`. The same holds for a snooze that ended while the daemon was down.
 /// - **One sound at a time, newest wins.** Occurrences due together ring once (the latest one
 ///   plays; the others share its history entries). An occurrence that comes due while another
 ///   rings or is snoozed takes over: the ringing episode ends as `silenced` ("superseded by ..."),
@@ -37,8 +38,9 @@ public struct Engine: Sendable {
     public internal(set) var zone: TimeZone?
     var lastStatus: EngineStatus?
 
-    /// At most this many missed occurrences of one alarm are recorded one by one per catch-up.
-    static let missedListLimit = 20
+    /// At most this many missed occurrences of one alarm are recorded one by one per catch-up;
+    /// one more entry stands for the rest (a long downtime of an often-repeating alarm).
+    static let missedListLimit = 100
 
     public init(settings: EngineSettings = .defaults) {
         self.settings = settings
@@ -55,12 +57,14 @@ public struct Engine: Sendable {
         switch event.kind {
         case .start(let list, let saved):
             start(alarms: list, saved: saved, now: now, zone: event.zone, &fx)
-        case .timerFired, .clockChanged, .zoneChanged:
+        case .timerFired, .zoneChanged:
             advance(now: now, zone: event.zone, &fx)
+        case .clockChanged:
+            advance(now: now, zone: event.zone, unseen: true, &fx)
         case .alarmsChanged(let list):
             advance(now: now, zone: event.zone, &fx)
             replaceAlarms(list, now: now, &fx)
-            advance(now: now, zone: event.zone, &fx)
+            advance(now: now, zone: event.zone, unseen: true, &fx)
         case .snooze(let duration):
             advance(now: now, zone: event.zone, &fx)
             snooze(duration, now: now, &fx)

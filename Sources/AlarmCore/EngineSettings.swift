@@ -23,18 +23,11 @@ public struct EngineSettings: Equatable, Sendable, Codable {
     /// as a correction of a clock that was wrong (an RTC reset far into the future): the engine
     /// forgets what it processed beyond the new time rather than stay silent until then.
     public var backwardJumpLimit: TimeInterval
-    /// A new alarm seen by the running daemon also rings an occurrence this recent (the CLI's
-    /// change takes up to a second to be noticed), never older ones.
-    public var newAlarmLookback: TimeInterval
-    /// Missed occurrences of a repeating alarm older than this (a long downtime, a clock that
-    /// started in 1970) are summed up in one log line instead of one history entry each.
-    public var missedHistoryHorizon: TimeInterval
 
     public init(
         snooze: TimeInterval = 9 * 60, ring: TimeInterval = 10 * 60, volume: Int = 100, fadeIn: TimeInterval = 0,
         grace: TimeInterval = 10 * 60, lateTolerance: TimeInterval = 2, retryDelay: TimeInterval = 5,
-        backwardJumpLimit: TimeInterval = 24 * 3600, newAlarmLookback: TimeInterval = 5,
-        missedHistoryHorizon: TimeInterval = 24 * 3600
+        backwardJumpLimit: TimeInterval = 24 * 3600
     ) {
         self.snooze = snooze
         self.ring = ring
@@ -44,8 +37,6 @@ public struct EngineSettings: Equatable, Sendable, Codable {
         self.lateTolerance = lateTolerance
         self.retryDelay = retryDelay
         self.backwardJumpLimit = backwardJumpLimit
-        self.newAlarmLookback = newAlarmLookback
-        self.missedHistoryHorizon = missedHistoryHorizon
     }
 
     public static let defaults = EngineSettings()

@@ -14,10 +14,14 @@ extension Engine {
         alarms = Self.unique(list)
         lastStatus = nil
         self.zone = zone
-        // Alarms the saved state does not know were added while the daemon was down: catch them
-        // up from when it last ran. Without any saved state there is nothing to catch up from.
-        let base = min(state.processedThrough ?? now, now)
-        for a in alarms where state.marks[a.id] == nil { state.marks[a.id] = base }
+        // Every occurrence after an alarm's `created` is owed: one the saved state has not handled
+        // (the alarm was added or changed while the daemon was down, or there is no saved state)
+        // rings now, late, or is recorded missed. Only alarms from stores that predate `created`
+        // fall back to when the daemon last ran.
+        let legacyBase = min(state.processedThrough ?? now, now)
+        for a in alarms {
+            state.marks[a.id] = firstMark(for: a, saved: state.marks[a.id], fallback: legacyBase, now: now)
+        }
         if saved == nil {
             fx.log(.notice, "no saved state: starting fresh at \(RFC3339.format(now, in: zone))")
         }
@@ -32,13 +36,16 @@ extension Engine {
                 state.ring = .idle
             }
         }
-        advance(now: now, zone: zone, &fx)
+        advance(now: now, zone: zone, unseen: true, &fx)
         fx.log(.info, "started with \(alarms.count) alarm(s), \(stateName)")
     }
 
     /// Handles everything due up to `now`: in the zone in force until this event, then adopts the
-    /// event's zone for what follows.
-    mutating func advance(now: Date, zone eventZone: TimeZone, _ fx: inout Effects) {
+    /// event's zone for what follows. `unseen`: occurrences already passed went by while the
+    /// engine could not ring them (it was not running, the clock jumped, the alarm was not known
+    /// yet), so any delay marks them late; otherwise the timer rang them and only a delay past
+    /// `lateTolerance` does.
+    mutating func advance(now: Date, zone eventZone: TimeZone, unseen: Bool = false, _ fx: inout Effects) {
         if let seen = state.processedThrough, seen.timeIntervalSince(now) > settings.backwardJumpLimit {
             fx.log(
                 .warning,
@@ -56,7 +63,7 @@ extension Engine {
             fx.log(.notice, "the clock is past \(RFC3339.format(rewound, in: eventZone)) again, where it was before it was set back: occurrences up to then were handled already")
         }
         let oldZone = zone ?? eventZone
-        catchUp(now: now, zone: oldZone, &fx)
+        catchUp(now: now, zone: oldZone, unseen: unseen, &fx)
         if oldZone.identifier != eventZone.identifier {
             fx.log(.notice, "system zone changed from \(oldZone.identifier) to \(eventZone.identifier): floating alarms follow it")
         }
@@ -65,7 +72,7 @@ extension Engine {
         pruneMarks(now: now)
     }
 
-    private mutating func catchUp(now: Date, zone: TimeZone, _ fx: inout Effects) {
+    private mutating func catchUp(now: Date, zone: TimeZone, unseen: Bool, _ fx: inout Effects) {
         // 1. The ring state's own deadlines, which a backward clock jump must not stretch: a
         //    9-minute snooze never lasts more than 9 minutes from now.
         switch state.ring {
@@ -120,17 +127,6 @@ extension Engine {
             var mark = state.marks[a.id] ?? now
             var removed = false
             var missed = 0
-            // Long ago (a long downtime, a clock that started in 1970): one log line, not one
-            // history entry per occurrence. A once alarm's single occurrence is still listed.
-            let horizon = now.addingTimeInterval(-settings.missedHistoryHorizon)
-            if !a.ringsOnce, mark < horizon, let t = a.nextRing(after: mark, systemZone: zone), t <= horizon {
-                fx.log(.warning, "'\(a.id)': occurrences from \(RFC3339.format(t, in: a.displayZone(systemZone: zone))) to \(RFC3339.format(horizon, in: a.displayZone(systemZone: zone))) passed unrung (daemon down or clock set) and are not listed in history")
-                if a.skipNext {
-                    a.skipNext = false
-                    fx.log(.notice, "'\(a.id)': the skipped occurrence was among them")
-                }
-                mark = horizon
-            }
             while mark < now, let t = a.nextRing(after: mark, systemZone: zone), t <= now {
                 mark = t
                 let displayZone = a.displayZone(systemZone: zone)
@@ -151,9 +147,16 @@ extension Engine {
                             reason: "passed \(Durations.format(now.timeIntervalSince(t).rounded())) ago, more than the \(Durations.format(settings.grace)) grace",
                             late: true, zone: displayZone))
                         fx.log(.warning, "'\(a.id)': missed the occurrence at \(RFC3339.format(t, in: displayZone))")
-                    } else if missed == Self.missedListLimit + 1 {
-                        fx.log(.warning, "'\(a.id)': more missed occurrences before \(RFC3339.format(now.addingTimeInterval(-settings.grace), in: displayZone)) not listed")
-                        mark = max(mark, now.addingTimeInterval(-settings.grace))
+                    } else {
+                        // A repeating alarm that passed unrung very often (a long downtime, a
+                        // clock that started in 1970): one entry stands for the rest.
+                        let until = now.addingTimeInterval(-settings.grace)
+                        let reason = "this and every later occurrence up to \(RFC3339.format(until, in: displayZone)) passed unrung (daemon down or clock set); more than \(Self.missedListLimit) are not listed one by one"
+                        fx.record(HistoryEntry(
+                            alarm: a.id, scheduled: t, started: nil, ended: nil, outcome: .missed, sound: nil,
+                            reason: reason, late: true, zone: displayZone))
+                        fx.log(.warning, "'\(a.id)': \(reason)")
+                        mark = max(mark, until)
                     }
                 } else {
                     due.append((a, t))
@@ -180,7 +183,7 @@ extension Engine {
         for d in due.dropFirst() where d.at > primary.at { primary = d }
         let merged = due.filter { !($0.alarm.id == primary.alarm.id && $0.at == primary.at) }
             .map { Occurrence(alarm: $0.alarm.id, scheduled: $0.at) }
-        let late = now.timeIntervalSince(primary.at) > settings.lateTolerance
+        let late = now.timeIntervalSince(primary.at) > (unseen ? 0 : settings.lateTolerance)
         let r = makeRinging(primary.alarm, scheduled: primary.at, merged: merged, now: now, late: late, zone: zone)
         preempt(by: "alarm '\(primary.alarm.id)'", now: now, &fx)
         state.ring = .ringing(r)
@@ -209,14 +212,16 @@ extension Engine {
     mutating func replaceAlarms(_ list: [Alarm], now: Date, _ fx: inout Effects) {
         let list = Self.unique(list)
         let old = Dictionary(alarms.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        let fresh = now.addingTimeInterval(-settings.newAlarmLookback)
         for a in list {
             if let o = old[a.id] {
-                if o.trigger != a.trigger { state.marks[a.id] = fresh }
+                // A new trigger is a new alarm: its occurrences count from its own `created`.
+                if o.trigger != a.trigger {
+                    state.marks[a.id] = firstMark(for: a, saved: nil, fallback: now, now: now)
+                }
             } else {
-                // New, or back after a removal: never catch up on more than the lookback, and
-                // never ring again what was handled under this id before.
-                state.marks[a.id] = max(state.marks[a.id] ?? fresh, fresh)
+                // New, or back after a removal: from its `created`, and never again what was
+                // handled under this id before.
+                state.marks[a.id] = firstMark(for: a, saved: state.marks[a.id], fallback: now, now: now)
             }
         }
         let added = list.filter { old[$0.id] == nil }.count
@@ -356,6 +361,25 @@ extension Engine {
         let ids = Set(alarms.map(\.id))
         let horizon = now.addingTimeInterval(-settings.backwardJumpLimit)
         state.marks = state.marks.filter { ids.contains($0.key) || $0.value > horizon }
+    }
+
+    /// Where handling starts for an alarm the engine has not followed yet: every occurrence at or
+    /// before the result counts as handled. That is the alarm's `created` (never earlier than
+    /// what `saved` says was handled under its id); `fallback` for an alarm without `created`.
+    ///
+    /// A `created` ahead of `now` is trusted (a Pi booting with its clock in 1970 must still owe
+    /// what came after the alarm was made), unless the engine saw the clock set back by more than
+    /// the backward-jump limit (`rewoundFrom`): then the stamp came from the clock taken as wrong,
+    /// like the marks that jump reset, and the alarm counts from `now`.
+    func firstMark(for a: Alarm, saved: Date?, fallback: Date, now: Date) -> Date {
+        var created = a.created
+        if let c = created, c > now, state.rewoundFrom != nil { created = now }
+        switch (saved, created) {
+        case (let s?, let c?): return max(s, c)
+        case (let s?, nil): return s
+        case (nil, let c?): return c
+        case (nil, nil): return fallback
+        }
     }
 
     static func unique(_ list: [Alarm]) -> [Alarm] {

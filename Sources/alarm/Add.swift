@@ -76,24 +76,35 @@ struct Add: ParsableCommand {
         if let sound {
             do { try SoundLibrary.checkName(sound) } catch { throw CLIError("--sound: \(error)") }
         }
-        guard let next = alarm.nextRing(after: ctx.now, systemZone: ctx.zone) else {
+        guard alarm.nextRing(after: ctx.now, systemZone: ctx.zone) != nil else {
             throw CLIError("this alarm would never ring: '\(describe(alarm))' has no time after now")
         }
         var replaced = false
+        var next = Date.distantFuture
         do {
-            alarm.id = try ctx.store.update { alarms -> String in
-                let newID = alarm.id.isEmpty ? Self.freeID(in: alarms) : alarm.id
+            alarm = try ctx.store.update { alarms -> Alarm in
                 var copy = alarm
-                copy.id = newID
-                if let i = alarms.firstIndex(where: { $0.id == newID }) {
+                copy.id = alarm.id.isEmpty ? Self.freeID(in: alarms) : alarm.id
+                // `created` is the moment the change is committed; an edit that keeps the
+                // trigger keeps it (the alarm's occurrences are the same ones).
+                copy.created = Alarm.stamp(Date())
+                if let i = alarms.firstIndex(where: { $0.id == copy.id }) {
+                    if alarms[i].trigger == copy.trigger, let kept = alarms[i].created { copy.created = kept }
+                }
+                // What alarmd will ring: the first occurrence after `created` and after now.
+                guard let first = copy.firstRing(after: Date(), systemZone: ctx.zone) else {
+                    throw CLIError("this alarm would never ring: '\(describe(copy))' has no time after now")
+                }
+                next = first
+                if let i = alarms.firstIndex(where: { $0.id == copy.id }) {
                     alarms[i] = copy
                     replaced = true
                 } else {
                     alarms.append(copy)
                 }
-                return newID
+                return copy
             }
-        } catch { throw CLIError(error) }
+        } catch let error as CLIError { throw error } catch { throw CLIError(error) }
         print("\(replaced ? "replaced" : "added") \(alarm.id): next ring \(ctx.rfc3339(next, for: alarm)) (in \(Durations.spoken(next.timeIntervalSince(ctx.now))))")
         if let sound {
             let library = ctx.config.soundLibrary

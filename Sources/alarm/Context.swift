@@ -22,7 +22,7 @@ struct Context {
 
     /// The next ring an alarm will really sound: skip-next passes over one occurrence.
     func nextRing(_ alarm: Alarm) -> Date? {
-        guard let first = alarm.nextRing(after: now, systemZone: zone) else { return nil }
+        guard let first = alarm.firstRing(after: now, systemZone: zone) else { return nil }
         return alarm.skipNext ? alarm.nextRing(after: first, systemZone: zone) : first
     }
 

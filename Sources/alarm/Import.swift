@@ -31,7 +31,11 @@ struct Import: ParsableCommand {
         var replaced = 0
         do {
             try ctx.store.update { alarms in
-                for alarm in incoming {
+                // A given `created` is kept (a backup restored rings what it owed); else the
+                // alarm counts from now, like one just added.
+                let now = Alarm.stamp(Date())
+                for var alarm in incoming {
+                    if alarm.created == nil { alarm.created = now }
                     if let i = alarms.firstIndex(where: { $0.id == alarm.id }) {
                         alarms[i] = alarm
                         replaced += 1

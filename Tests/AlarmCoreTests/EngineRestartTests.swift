@@ -107,23 +107,38 @@ import Testing
         #expect(rig.history.count == 3)
     }
 
-    @Test func missedOccurrencesOlderThanADayAreSummedUpNotListed() throws {
+    @Test func everyOccurrenceMissedDuringALongDowntimeIsListed() throws {
         var rig = Rig([try alarm("wake", "07:00"), try alarm("once", "08:00", once: true)], now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.restart(at: at("2026-05-14T12:00:00Z"))
         #expect(rig.rings.isEmpty)
-        #expect(rig.history.map(\.alarm) == ["wake", "once"])
-        #expect(rig.history.map(\.scheduled) == [at("2026-05-14T07:00:00Z"), at("2026-05-04T08:00:00Z")])
-        #expect(rig.logged(.warning, containing: "'wake': occurrences from 2026-05-04T07:00:00+00:00 to 2026-05-13T12:00:00+00:00 passed unrung"))
+        #expect(rig.history.map(\.alarm) == Array(repeating: "wake", count: 11) + ["once"])
+        #expect(rig.history.allSatisfy { $0.outcome == .missed })
+        #expect(rig.history.first?.scheduled == at("2026-05-04T07:00:00Z"))
+        #expect(rig.history.dropLast().last?.scheduled == at("2026-05-14T07:00:00Z"))
     }
 
-    @Test func aClockThatStartsIn1970ThenSyncsListsAtMostTheLastDay() throws {
-        // First start ever on a Pi without a real-time clock, then NTP's first sync.
+    @Test func aClockThatStartsIn1970ThenSyncsOwesWhatCameAfterTheAlarmWasCreated() throws {
+        // A Pi without a real-time clock, switched off since the evening of 05-01: it boots in
+        // 1970 with no saved state, then NTP's first sync. The alarm was made on 05-01 at 20:00:
+        // its occurrences since then passed unrung and are listed; nothing stale rings.
+        let made = at("2026-05-01T20:00:00Z")
+        var rig = Rig([try alarm("wake", "07:00", created: made)], now: at("1970-01-01T00:00:10Z"), zone: utc)
+        rig.jump(to: at("2026-05-04T06:00:00Z"))
+        #expect(rig.history.map(\.scheduled) == [at("2026-05-02T07:00:00Z"), at("2026-05-03T07:00:00Z")])
+        #expect(rig.history.allSatisfy { $0.outcome == .missed })
+        #expect(rig.rings.isEmpty)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        #expect(rig.rings.count == 1)
+    }
+
+    @Test func aClockThatStartsIn1970WithAnAlarmFromAnOldStoreListsABoundedNumber() throws {
+        // An alarm without `created` (a store from before it existed) counts from the first
+        // start: from 1970 here. The catch-up stays bounded: a list, one entry for the rest.
         var rig = Rig([try alarm("wake", "07:00")], now: at("1970-01-01T00:00:10Z"), zone: utc)
         rig.jump(to: at("2026-05-04T06:00:00Z"))
-        // The engine cannot tell this jump from a long idle stretch: it lists the last day's
-        // occurrence as missed (no more), and rings nothing stale.
-        #expect(rig.history.map(\.scheduled) == [at("2026-05-03T07:00:00Z")])
+        #expect(rig.history.count == Engine.missedListLimit + 1)
         #expect(rig.history.allSatisfy { $0.outcome == .missed })
+        #expect(rig.history.last?.reason?.contains("not listed one by one") == true)
         #expect(rig.rings.isEmpty)
         rig.run(until: at("2026-05-04T07:00:00Z"))
         #expect(rig.rings.count == 1)
@@ -146,11 +161,12 @@ import Testing
         #expect(rig.rings.count == 2)
     }
 
-    @Test func longDowntimeListsAFewMissedAndSkipsAhead() throws {
+    @Test func longDowntimeListsManyMissedThenOneEntryForTheRestAndSkipsAhead() throws {
         var rig = Rig([try alarm("often", "*:*:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.restart(at: at("2026-05-05T06:00:00Z"))
-        #expect(rig.history.count == Engine.missedListLimit)
-        #expect(rig.logged(.warning, containing: "more missed occurrences"))
+        #expect(rig.history.count == Engine.missedListLimit + 1)
+        #expect(rig.history.last?.scheduled == at("2026-05-04T07:41:00Z"))
+        #expect(rig.logged(.warning, containing: "not listed one by one"))
         // Within grace: the last ten minutes ring, as one.
         #expect(rig.rings.count == 1)
         #expect(rig.rings.first?.scheduled == at("2026-05-05T06:00:00Z"))

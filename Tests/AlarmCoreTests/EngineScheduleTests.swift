@@ -236,7 +236,7 @@ import Testing
     @Test func newAlarmNoticedASecondLateStillRings() throws {
         var rig = Rig([], now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.now = at("2026-05-04T07:00:01Z")
-        let a = try alarm("soon", "07:00")
+        let a = try alarm("soon", "07:00", created: at("2026-05-04T06:59:59Z"))
         rig.store = [a]
         rig.send(.alarmsChanged([a]))
         #expect(rig.rings.map(\.alarm) == ["soon"])

@@ -31,8 +31,6 @@ struct SeededRandom: RandomNumberGenerator {
 
     enum Expect: Equatable {
         case onTime, late(Bool), missed
-        /// Passed unrung more than a day ago: summed up in a log line, no history entry.
-        case unlisted
     }
 
     struct Bookkeeper {
@@ -52,8 +50,7 @@ struct SeededRandom: RandomNumberGenerator {
         mutating func skipped(from: Date, to: Date, zone: TimeZone) {
             for (a, t) in occurrences(from: from, to: to, zone: zone) {
                 let late = to.timeIntervalSince(t)
-                let old = late >= settings.missedHistoryHorizon && !a.ringsOnce
-                expect(Key(alarm: a.id, at: t), old ? .unlisted : late > settings.grace ? .missed : .late(late > settings.lateTolerance))
+                expect(Key(alarm: a.id, at: t), late > settings.grace ? .missed : .late(late > 0))
             }
         }
 
@@ -226,8 +223,6 @@ struct SeededRandom: RandomNumberGenerator {
             let entries = happenings.compactMap { if case .entry(let e) = $0 { e } else { nil } }
             let rings = happenings.compactMap { if case .ring(let late, let t) = $0 { (late, t) } else { nil } }
             switch expect {
-            case .unlisted:
-                problems.append("\(k) passed over a day ago: expected no ring and no entry, got \(happenings.count)")
             case .missed:
                 if !rings.isEmpty { problems.append("\(k) should be missed but rang") }
                 if entries.first?.outcome != .missed { problems.append("\(k) should be missed: \(entries.map(\.outcome))") }
@@ -244,8 +239,8 @@ struct SeededRandom: RandomNumberGenerator {
                 }
             }
         }
-        for (k, e) in book.expected where seen[k] == nil && e != .unlisted {
-            problems.append("\(k) was due (\(book.expected[k]!)) but nothing happened: silent")
+        for (k, e) in book.expected where seen[k] == nil {
+            problems.append("\(k) was due (\(e)) but nothing happened: silent")
         }
         let summary = problems.prefix(20).joined(separator: "\n")
         #expect(problems.isEmpty, "seed \(seed), \(steps) steps, \(book.expected.count) occurrences:\n\(summary)")

@@ -15,13 +15,13 @@ func at(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> Da
 func zone(_ name: String) -> TimeZone { TimeZone(identifier: name)! }
 
 func alarm(_ id: String, _ expr: String, once: Bool = false, skipNext: Bool = false, snooze: TimeInterval? = nil,
-           ring: TimeInterval? = nil, sound: String? = nil, volume: Int? = nil) throws -> Alarm {
+           ring: TimeInterval? = nil, sound: String? = nil, volume: Int? = nil, created: Date? = nil) throws -> Alarm {
     Alarm(id: id, trigger: .calendar(try CalendarExpression(expr)), sound: sound, once: once, snooze: snooze, ring: ring,
-          volume: volume, skipNext: skipNext)
+          volume: volume, skipNext: skipNext, created: created)
 }
 
-func instantAlarm(_ id: String, _ when: Date) -> Alarm {
-    Alarm(id: id, trigger: .instant(when))
+func instantAlarm(_ id: String, _ when: Date, created: Date? = nil) -> Alarm {
+    Alarm(id: id, trigger: .instant(when), created: created)
 }
 
 /// The engine in a simulated world: a fake clock, a store that applies the engine's store

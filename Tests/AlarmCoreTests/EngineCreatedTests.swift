@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+
+@testable import AlarmCore
+
+/// Issue #9: every alarm knows when it was made. Occurrences at or before `created` never ring;
+/// every later one rings once, on time or late within grace, or is recorded missed, however
+/// late the daemon learns about the alarm. No look-back heuristics.
+@Suite struct EngineCreatedTests {
+    let utc = zone("UTC")
+
+    @Test func issue9_dailyAlarmAddedForATime3SecondsAgoWaitsForTomorrow() throws {
+        var rig = Rig([], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:03Z"))
+        let a = try alarm("late", "07:00:00", created: at("2026-05-04T07:00:03Z"))
+        rig.now = at("2026-05-04T07:00:03.400Z")
+        rig.store = [a]
+        rig.send(.alarmsChanged([a]))
+        #expect(rig.rings.isEmpty)
+        #expect(rig.history.isEmpty)
+        #expect(rig.timer == at("2026-05-05T07:00:00Z"))
+        rig.run(until: at("2026-05-05T07:00:00Z"))
+        #expect(rig.rings.map(\.scheduled) == [at("2026-05-05T07:00:00Z")])
+        #expect(rig.rings.first?.late == false)
+    }
+
+    @Test func issue9_every3SecondsAddedAt59_7DoesNotRingItsSecond57() throws {
+        var rig = Rig([], now: at("2026-05-04T12:00:00Z"), zone: utc)
+        let a = try alarm("often", "*:*:0/3", created: at("2026-05-04T12:00:59.700Z"))
+        rig.now = at("2026-05-04T12:01:00.200Z")
+        rig.store = [a]
+        rig.send(.alarmsChanged([a]))
+        #expect(rig.rings.map(\.scheduled) == [at("2026-05-04T12:01:00Z")])
+        #expect(rig.history.isEmpty)
+    }
+
+    @Test func issue9_onceAlarmDueWhileTheDaemonWasDownWithoutSavedStateRingsLate() throws {
+        // alarmd stopped, no saved state; `alarm add <2 s ahead> --once`; alarmd starts 4 s later.
+        let made = at("2026-05-04T07:00:00Z")
+        let a = try alarm("soon", "07:00:02", once: true, created: made)
+        let rig = Rig([a], now: at("2026-05-04T07:00:05Z"), zone: utc)
+        #expect(rig.rings.map(\.scheduled) == [at("2026-05-04T07:00:02Z")])
+        #expect(rig.rings.first?.late == true)
+        #expect(rig.store.isEmpty)
+    }
+
+    @Test func issue9_instantAlarmDueWhileDownBeyondGraceIsRecordedMissed() throws {
+        let made = at("2026-05-04T07:00:00Z")
+        let a = instantAlarm("tea", at("2026-05-04T07:00:02Z"), created: made)
+        let rig = Rig([a], now: at("2026-05-04T08:00:00Z"), zone: utc)
+        #expect(rig.rings.isEmpty)
+        #expect(rig.history.map(\.outcome) == [.missed])
+        #expect(rig.history.first?.scheduled == at("2026-05-04T07:00:02Z"))
+        #expect(rig.store.isEmpty)
+    }
+
+    @Test func issue9_alarmFirstSeenLongAfterItsInstantRingsLateWithinGrace() throws {
+        // The crash-safety test's r227: acknowledged before its instant, seen 30 s after it.
+        var rig = Rig([], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        let a = instantAlarm("r227", at("2026-05-04T07:00:00Z"), created: at("2026-05-04T06:59:58Z"))
+        rig.now = at("2026-05-04T07:00:30Z")
+        rig.store = [a]
+        rig.send(.alarmsChanged([a]))
+        #expect(rig.rings.map(\.alarm) == ["r227"])
+        #expect(rig.rings.first?.late == true)
+        #expect(rig.store.isEmpty)
+    }
+
+    @Test func issue9_alarmFirstSeenBeyondGraceIsRecordedMissedNotDropped() throws {
+        var rig = Rig([], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        let a = try alarm("wake", "07:00", created: at("2026-05-04T06:59:00Z"))
+        rig.now = at("2026-05-04T07:20:00Z")
+        rig.store = [a]
+        rig.send(.alarmsChanged([a]))
+        #expect(rig.rings.isEmpty)
+        #expect(rig.history.map(\.outcome) == [.missed])
+        #expect(rig.history.first?.scheduled == at("2026-05-04T07:00:00Z"))
+    }
+
+    @Test func issue9_alarmAddedWhileDownWithSavedStateCountsFromCreatedNotFromTheLastRun() throws {
+        var rig = Rig([], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        // Added at 07:02, after its 07:00 occurrence, while the daemon was down.
+        rig.store = [try alarm("wake", "07:00", created: at("2026-05-04T07:02:00Z"))]
+        rig.restart(at: at("2026-05-04T07:05:00Z"))
+        #expect(rig.rings.isEmpty)
+        #expect(rig.history.isEmpty)
+        #expect(rig.timer == at("2026-05-05T07:00:00Z"))
+    }
+
+    @Test func issue9_triggerChangedWhileDownCountsFromTheNewCreated() throws {
+        var rig = Rig([try alarm("wake", "06:00", created: at("2026-05-03T12:00:00Z"))], now: at("2026-05-04T05:00:00Z"), zone: utc)
+        // Changed to 06:30 at 06:40 while the daemon was down: the new trigger was made after
+        // its instant today, so it first rings tomorrow. (The old trigger's 06:00 is gone with
+        // the old version of the alarm: the store no longer says it existed.)
+        rig.store = [try alarm("wake", "06:30", created: at("2026-05-04T06:40:00Z"))]
+        rig.restart(at: at("2026-05-04T06:41:00Z"))
+        #expect(rig.rings.isEmpty)
+        #expect(rig.history.isEmpty)
+        #expect(rig.timer == at("2026-05-05T06:30:00Z"))
+    }
+
+    @Test func issue9_triggerChangedWhileRunningCountsFromTheNewCreated() throws {
+        var rig = Rig([try alarm("wake", "08:00", created: at("2026-05-03T12:00:00Z"))], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        let changed = try alarm("wake", "06:59:59", created: at("2026-05-04T06:59:58Z"))
+        rig.now = at("2026-05-04T07:00:01Z")
+        rig.store = [changed]
+        rig.send(.alarmsChanged([changed]))
+        #expect(rig.rings.map(\.scheduled) == [at("2026-05-04T06:59:59Z")])
+    }
+
+    @Test func issue9_reAddingTheSameAlarmNeverRingsAnOccurrenceTwice() throws {
+        let a = try alarm("wake", "07:00", created: at("2026-05-03T12:00:00Z"))
+        var rig = Rig([a], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.now = at("2026-05-04T07:00:30Z")
+        rig.send(.stop)
+        rig.store = []
+        rig.send(.alarmsChanged([]))
+        // The clock is set back 10 minutes and the alarm added again.
+        rig.jump(to: at("2026-05-04T06:50:00Z"))
+        let again = try alarm("wake", "07:00", created: at("2026-05-04T06:50:01Z"))
+        rig.store = [again]
+        rig.send(.alarmsChanged([again]))
+        rig.run(until: at("2026-05-04T07:30:00Z"))
+        #expect(rig.rings.count == 1)
+    }
+
+    @Test func issue9_createdByAClockSinceSetBackFarIsNotTrusted() throws {
+        // The alarm was added while the clock was days ahead; the clock was then corrected.
+        var rig = Rig([], now: at("2026-06-01T00:00:00Z"), zone: utc)
+        rig.jump(to: at("2026-05-04T06:00:00Z"))
+        let a = try alarm("wake", "07:00", created: at("2026-06-01T00:00:05Z"))
+        rig.store = [a]
+        rig.send(.alarmsChanged([a]))
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        #expect(rig.rings.count == 1)
+    }
+
+    @Test func createdRoundTripsThroughTheStoreFormatToTheMillisecond() throws {
+        let a = try alarm("wake", "07:00", created: Date(timeIntervalSince1970: 1_777_777_777.123_456))
+        let back = try JSONDecoder().decode(Alarm.self, from: JSONEncoder().encode(a))
+        #expect(back == a)
+        #expect(back.created == Date(timeIntervalSince1970: 1_777_777_777.123))
+        let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(a)) as? [String: Any]
+        #expect(object?["created"] as? String == "2026-05-03T03:09:37.123+00:00")
+    }
+}
