@@ -37,6 +37,8 @@ public struct Engine: Sendable {
     /// The system zone floating alarms were last computed in.
     public internal(set) var zone: TimeZone?
     var lastStatus: EngineStatus?
+    /// Next rings already searched for (a cache; see `NextRingMemo`).
+    let memo = NextRingMemo()
 
     /// At most this many missed occurrences of one alarm are recorded one by one per catch-up;
     /// one more entry stands for the rest (a long downtime of an often-repeating alarm).
@@ -57,7 +59,11 @@ public struct Engine: Sendable {
         switch event.kind {
         case .start(let list, let saved):
             start(alarms: list, saved: saved, now: now, zone: event.zone, &fx)
-        case .timerFired, .zoneChanged:
+        case .timerFired:
+            advance(now: now, zone: event.zone, &fx)
+        case .zoneChanged:
+            // The zone, or only its rules (a tzdata upgrade): next rings are searched anew.
+            memo.clear()
             advance(now: now, zone: event.zone, &fx)
         case .clockChanged:
             advance(now: now, zone: event.zone, unseen: true, &fx)
@@ -89,7 +95,7 @@ public struct Engine: Sendable {
             if case .ringing = state.ring { fx.stopAudio() }
             fx.log(.notice, "shutting down in state \(stateName); it resumes at the next start")
         }
-        var actions = fx.actions(persist: state != before ? state : nil)
+        var actions = fx.actions(persist: mustPersist(event.kind, before: before, fx) ? state : nil)
         let status = self.status(now: now, zone: event.zone)
         if status != lastStatus {
             lastStatus = status
@@ -99,6 +105,21 @@ public struct Engine: Sendable {
         return actions
     }
 
+    /// Whether the state must be saved after this event. Marks move up to `now` at every event,
+    /// but saving them only matters when an occurrence was handled (it rang, was missed or
+    /// skipped: the ring state, history or store changed) or the frame of reference changed
+    /// (start, zone, clock, shutdown). Between such saves no alarm had an occurrence, so marks
+    /// from the last save lead a restart to the same place; with 10,000 alarms this keeps a
+    /// reload or a command from rewriting every mark.
+    func mustPersist(_ kind: EngineEvent.Kind, before: EngineState, _ fx: Effects) -> Bool {
+        switch kind {
+        case .start, .zoneChanged, .clockChanged, .shutdown: return state != before
+        default: break
+        }
+        return fx.hasRecords || state.ring != before.ring || state.rewoundFrom != before.rewoundFrom
+            || state.journal != before.journal
+    }
+
     // MARK: Queries
 
     /// The next ring (skip flags applied) strictly after everything already handled.
@@ -106,7 +127,7 @@ public struct Engine: Sendable {
         var best: EngineStatus.Next?
         for a in alarms {
             let after = max(state.marks[a.id] ?? now, now)
-            guard var t = a.nextRing(after: after, systemZone: zone) else { continue }
+            guard var t = memo.next(a, after: after, zone: zone) else { continue }
             if a.skipNext {
                 guard let t2 = a.nextRing(after: t, systemZone: zone) else { continue }
                 t = t2
@@ -137,7 +158,7 @@ public struct Engine: Sendable {
     func nextWakeUp(now: Date, zone: TimeZone) -> Date? {
         var times: [Date] = []
         for a in alarms {
-            if let t = a.nextRing(after: max(state.marks[a.id] ?? now, now), systemZone: zone) { times.append(t) }
+            if let t = memo.next(a, after: max(state.marks[a.id] ?? now, now), zone: zone) { times.append(t) }
         }
         switch state.ring {
         case .idle: break

@@ -16,6 +16,8 @@ struct Effects {
     }
 
     mutating func startRinging(_ r: RingRequest) { start = r }
+    /// History entries or store changes were asked for (they travel with a saved state).
+    var hasRecords: Bool { !history.isEmpty || !store.isEmpty }
     mutating func record(_ e: HistoryEntry) { history.append(e) }
     mutating func clearSkipNext(_ a: Alarm) { store.append(.clearSkipNext(a)) }
     mutating func remove(_ a: Alarm) { store.append(.removeAlarm(a)) }

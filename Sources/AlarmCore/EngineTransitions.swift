@@ -127,7 +127,7 @@ extension Engine {
             var mark = state.marks[a.id] ?? now
             var removed = false
             var missed = 0
-            while mark < now, let t = a.nextRing(after: mark, systemZone: zone), t <= now {
+            while mark < now, let t = memo.next(a, after: mark, zone: zone), t <= now {
                 mark = t
                 let displayZone = a.displayZone(systemZone: zone)
                 if a.skipNext {
@@ -224,9 +224,11 @@ extension Engine {
                 state.marks[a.id] = firstMark(for: a, saved: state.marks[a.id], fallback: now, now: now)
             }
         }
+        let ids = Set(list.map(\.id))
         let added = list.filter { old[$0.id] == nil }.count
-        let removed = alarms.filter { a in !list.contains { $0.id == a.id } }.count
+        let removed = alarms.filter { !ids.contains($0.id) }.count
         alarms = list
+        memo.keep(only: ids)
         fx.log(.info, "alarms changed: \(list.count) alarm(s), \(added) new, \(removed) removed")
     }
 
@@ -358,6 +360,8 @@ extension Engine {
     /// Marks of alarms no longer stored are kept (an alarm removed and re-added must not ring
     /// again) until a backward jump could no longer reach them.
     mutating func pruneMarks(now: Date) {
+        // Every alarm has a mark: only more marks than alarms can mean stale ones.
+        guard state.marks.count > alarms.count else { return }
         let ids = Set(alarms.map(\.id))
         let horizon = now.addingTimeInterval(-settings.backwardJumpLimit)
         state.marks = state.marks.filter { ids.contains($0.key) || $0.value > horizon }

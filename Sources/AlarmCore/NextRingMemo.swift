@@ -1,0 +1,48 @@
+import Foundation
+import Synchronization
+
+/// Remembers each alarm's next ring, so that an event costs the engine a dictionary look-up per
+/// alarm instead of a schedule search: with 10,000 alarms every timer, command and reload would
+/// otherwise search 10,000 schedules several times over.
+///
+/// Why it is safe: if the first ring strictly after `from` is `at`, then the first ring strictly
+/// after any `x` in `[from, at)` is `at` too (no ring lies between). An entry answers only for
+/// the same trigger and, for floating alarms, the same system zone; `clear()` drops everything
+/// when zone rules may have changed (a zone event). Results never depend on the memo, only the
+/// cost does, so copies of an engine may share one.
+final class NextRingMemo: Sendable {
+    private struct Entry {
+        var trigger: AlarmTrigger
+        var zone: String?
+        var from: Date
+        var at: Date?
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+
+    /// The first ring of `alarm` strictly after `after`, skip flags not applied.
+    func next(_ alarm: Alarm, after: Date, zone: TimeZone) -> Date? {
+        guard case .calendar(let expr) = alarm.trigger else { return alarm.nextRing(after: after, systemZone: zone) }
+        let zoneKey = expr.zone == nil ? zone.identifier : nil
+        let hit: Date?? = entries.withLock { map in
+            guard let e = map[alarm.id], e.trigger == alarm.trigger, e.zone == zoneKey, e.from <= after else { return nil }
+            if let at = e.at { return after < at ? .some(at) : nil }
+            return .some(nil)
+        }
+        if let hit { return hit }
+        let at = alarm.nextRing(after: after, systemZone: zone)
+        entries.withLock { $0[alarm.id] = Entry(trigger: alarm.trigger, zone: zoneKey, from: after, at: at) }
+        return at
+    }
+
+    /// Forgets the alarms whose ids are not in `ids`.
+    func keep(only ids: Set<String>) {
+        entries.withLock { map in
+            if map.count > ids.count || map.keys.contains(where: { !ids.contains($0) }) {
+                map = map.filter { ids.contains($0.key) }
+            }
+        }
+    }
+
+    func clear() { entries.withLock { $0.removeAll() } }
+}
