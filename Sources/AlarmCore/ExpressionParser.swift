@@ -111,7 +111,7 @@ struct ExpressionParser {
         var set = ValueSet()
         var col = column
         for item in token.split(separator: ",", omittingEmptySubsequences: false) {
-            if let r = item.range(of: "..") {
+            if let r = Self.dots(in: item) {
                 let a = try weekday(item[..<r.lowerBound], column: col)
                 let b = try weekday(item[r.upperBound...], column: col + item.distance(from: item.startIndex, to: r.upperBound))
                 // Ranges may wrap around the week: Fri..Mon is Fri, Sat, Sun, Mon.
@@ -155,8 +155,10 @@ struct ExpressionParser {
         var col = column
         var years: [Int]? = nil
         if parts.count == 3 {
-            let set = try component(parts[0], "year", CalendarExpression.yearRange, column: col)
-            years = set.count == CalendarExpression.yearRange.count ? nil : set
+            if parts[0] != "*" {
+                let set = try component(parts[0], "year", CalendarExpression.yearRange, column: col)
+                years = set.count == CalendarExpression.yearRange.count ? nil : set
+            }
             col += parts[0].count + 1
         }
         let months = ValueSet(try component(parts[parts.count - 2], "month", CalendarExpression.monthRange, column: col))
@@ -184,7 +186,9 @@ struct ExpressionParser {
     /// One numeric component: a comma list of `*`, `N`, `N..M`, `N/S`, `N..M/S`, `*/S`.
     private func component(_ s: Substring, _ name: String, _ range: ClosedRange<Int>, column: Int) throws -> [Int] {
         guard !s.isEmpty else { throw fail("the \(name) is missing", column) }
-        var out = Set<Int>()
+        if s == "*" { return Array(range) }
+        // Membership over the component's range (at most 230 years): no hashing, already sorted.
+        var member = [Bool](repeating: false, count: range.count)
         var col = column
         for item in s.split(separator: ",", omittingEmptySubsequences: false) {
             guard !item.isEmpty else { throw fail("an empty item in the \(name) list '\(s)'", col) }
@@ -202,7 +206,7 @@ struct ExpressionParser {
             var hi: Int
             if body == "*" {
                 (lo, hi) = (range.lowerBound, range.upperBound)
-            } else if let r = body.range(of: "..") {
+            } else if let r = Self.dots(in: body) {
                 lo = try number(body[..<r.lowerBound], name, range, column: col)
                 hi = try number(body[r.upperBound...], name, range, column: col)
                 guard lo <= hi else { throw fail("the \(name) range '\(body)' runs backwards", col) }
@@ -213,12 +217,23 @@ struct ExpressionParser {
             }
             var v = lo
             while v <= hi {
-                out.insert(v)
+                member[v - range.lowerBound] = true
                 v += step
             }
             col += item.count + 1
         }
-        return out.sorted()
+        return member.indices.filter { member[$0] }.map { $0 + range.lowerBound }
+    }
+
+    /// Where `..` stands in `s` (Foundation's `range(of:)` bridges through NSString: slow).
+    static func dots(in s: Substring) -> Range<Substring.Index>? {
+        var i = s.startIndex
+        while i < s.endIndex {
+            let j = s.index(after: i)
+            if s[i] == ".", j < s.endIndex, s[j] == "." { return i..<s.index(after: j) }
+            i = j
+        }
+        return nil
     }
 
     private func number(_ s: Substring, _ name: String, _ range: ClosedRange<Int>, column: Int) throws -> Int {

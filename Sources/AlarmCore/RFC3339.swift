@@ -20,7 +20,12 @@ public enum RFC3339 {
 
     /// Parses `YYYY-MM-DDTHH:MM[:SS[.frac]](Z|±HH:MM)`; `T` may be a space, letters any case.
     public static func parse(_ text: String) -> Date? {
-        let s = Array(text.trimmingCharacters(in: .whitespaces).uppercased().utf8)
+        // ASCII only: trim blanks and upper-case by hand (Foundation's trimming is costly, and
+        // a store of 10,000 alarms parses a timestamp for each).
+        var s = Array(text.utf8)
+        while let last = s.last, last == 32 || last == 9 { s.removeLast() }
+        if let first = s.firstIndex(where: { $0 != 32 && $0 != 9 }), first > 0 { s.removeFirst(first) }
+        for k in s.indices where s[k] >= 97 && s[k] <= 122 { s[k] -= 32 }
         var i = 0
         func num(_ n: Int) -> Int? {
             guard i + n <= s.count else { return nil }
