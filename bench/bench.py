@@ -24,8 +24,14 @@ import report  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-FULL = dict(idle=60, delay_alarms=120, pulse_rings=20, snoozes=5, post_idle=60, reps=10, cron_minutes=4, big=10_000)
-QUICK = dict(idle=15, delay_alarms=20, pulse_rings=3, snoozes=2, post_idle=10, reps=3, cron_minutes=1, big=10_000)
+# scale_sizes: the store sizes of issue #9 (an empty store is always measured too, as the base of
+# the cost per alarm); reps at each size, scale_reps_100k at 100,000 alarms and more, where one
+# round of start-up, list, list --json, export, add, remove takes tens of seconds.
+SCALE_SIZES = [100, 1_000, 10_000, 100_000]
+FULL = dict(idle=60, delay_alarms=120, pulse_rings=20, snoozes=5, post_idle=60, reps=10, cron_minutes=4,
+            scale_sizes=SCALE_SIZES, scale_reps_100k=5)
+QUICK = dict(idle=15, delay_alarms=20, pulse_rings=3, snoozes=2, post_idle=10, reps=3, cron_minutes=1,
+             scale_sizes=SCALE_SIZES, scale_reps_100k=1)
 
 
 def log(msg):
@@ -327,61 +333,97 @@ class Bench:
         time.sleep(self.p["post_idle"])
         self.r["idle_after_rings"] = s.finish(time.time())
 
-    def startup_and_big_store(self):
-        reps, big = self.p["reps"], self.p["big"]
-        d = self.daemon("startup", device="null")
-        ready, status = [], []
-        log("start-up: %d starts with an empty store" % reps)
-        for _ in range(reps):
-            r, s = d.start()
-            ready.append(r)
-            status.append(s)
-            d.stop()
-        self.r["startup_empty"] = {"ready": procstats.summary(ready), "status": procstats.summary(status)}
+    def scale(self):
+        """Issue #9: the same measurements with an empty store and with SCALE_SIZES alarms (one
+        function for every size), then the binaries' sizes."""
+        sizes = self.args.sizes if self.args.sizes is not None else self.p["scale_sizes"]
+        res = {"sizes": sizes, "points": [], "binaries": binaries(self.bin, ROOT)}
+        self.r["scale"] = res
+        if self.p.get("scale_note") and self.args.sizes is None:
+            self.note(self.p["scale_note"])
+        now = time.time()
+        for n in [0] + [n for n in sizes if n > 0]:
+            reps = self.p["scale_reps_100k"] if n >= 100_000 else self.p["reps"]
+            res["points"].append(self.scale_point(n, reps, now))
 
-        path = os.path.join(self.tmp, "big.json")
-        with open(path, "w") as f:
-            json.dump(big_store(big, time.time()), f)
-        t_import, _ = d.cli("import", path)
-        log("10k: imported %d alarms in %.2f s; %d starts" % (big, t_import, reps))
+    def scale_point(self, n, reps, now):
+        """A fresh alarmd whose store holds `n` alarms of big_store (imported with `alarm import`):
+        `reps` start-ups to READY, then `reps` rounds of list, list --json, export, add, remove,
+        with alarmd running, each CLI timed from spawn to exit; alarmd's CPU (/proc utime+stime)
+        from just before each add / remove until its status shows the change and it is idle again
+        (procstats.run_seconds: schedstat, ns)."""
+        t_point = time.monotonic()
+        d = self.daemon("scale%d" % n, device="null")
+        store = os.path.join(d.state, "alarms.json")
+        res = {"alarms": n, "reps": reps}
+        if n:
+            path = os.path.join(self.tmp, "scale%d.json" % n)
+            with open(path, "w") as f:
+                json.dump(big_store(n, now), f)
+            res["import_file_bytes"] = os.path.getsize(path)
+            res["import"], _ = d.cli("import", path)
+            os.unlink(path)
+        res["alarms_json_bytes"] = os.path.getsize(store) if os.path.exists(store) else 0
+        slow = 1 + n / 2000  # seconds to allow per wait: ~51 s at 100,000 alarms
+        # The first start has no saved state (every alarm is new to the engine): shown apart.
+        r, s = d.start(timeout=30 + slow)
+        res["first_start"] = {"ready": r, "status": s}
+        d.stop(timeout=10 + slow)
         ready, status = [], []
         for _ in range(reps):
-            r, s = d.start()
+            r, s = d.start(timeout=30 + slow)
             ready.append(r)
             status.append(s)
-            d.stop()
-        res = {"alarms": big, "import": t_import, "alarms_json_bytes": os.path.getsize(os.path.join(d.state, "alarms.json")),
-               "ready": procstats.summary(ready), "status": procstats.summary(status)}
-        d.start()
-        time.sleep(1)
+            d.stop(timeout=10 + slow)
+        res["ready"], res["status"] = procstats.summary(ready), procstats.summary(status)
+        d.start(timeout=30 + slow)
+        procstats.settle(d.pid, timeout=slow)
         res["idle_memory"] = procstats.memory(d.pid)
-        lists, lists_json, adds, to_next, removes, cpu = [], [], [], [], [], []
-        for k in range(reps):
-            t, out = d.cli("list")
-            lists.append(t)
-            t, _ = d.cli("list", "--json")
-            lists_json.append(t)
-            cpu0 = procstats.cpu_seconds(d.pid)
+        out = os.path.join(self.tmp, "stdout")
+        t = {k: [] for k in ("list", "list_json", "export", "add", "remove", "add_to_daemon_next",
+                             "reload_cpu_add", "reload_cpu_remove")}
+        unsettled = 0
+
+        def change(key, args, seen):
+            """One store change by the CLI: its wall time, and alarmd's CPU until it shows the change."""
+            nonlocal unsettled
+            cpu0 = procstats.run_seconds(d.pid)
             d.watch.drain()
             t0 = time.time()
-            t, _ = d.cli("add", "--in", "30m", "--id", "probe%d" % k)
-            adds.append(t)
-            t_seen, _ = d.wait_status(lambda s, k=k: (s.get("next") or {}).get("id") == "probe%d" % k, timeout=5)
-            if t_seen:
-                to_next.append(t_seen - t0)
-            time.sleep(0.3)
-            cpu.append(procstats.cpu_seconds(d.pid) - cpu0)
-            t, _ = d.cli("remove", "probe%d" % k, check=False)
-            removes.append(t)
-            d.wait_status(lambda s, k=k: (s.get("next") or {}).get("id") != "probe%d" % k, timeout=5)
-        res.update({"list": procstats.summary(lists), "list_json": procstats.summary(lists_json),
-                    "list_lines": len(out.splitlines()), "add": procstats.summary(adds),
-                    "remove": procstats.summary(removes), "add_to_daemon_next": procstats.summary(to_next),
-                    "daemon_cpu_per_add": procstats.summary(cpu)})
+            secs, _ = d.cli(*args, stdout_path=out)
+            t[key].append(secs)
+            t_seen, _ = d.wait_status(seen, timeout=5 + slow)
+            cpu1, settled = procstats.settle(d.pid, timeout=5 + slow)
+            unsettled += not (t_seen and settled)
+            t["reload_cpu_" + key].append(cpu1 - cpu0)
+            return t_seen and t_seen - t0
+
+        for k in range(reps):
+            probe = "probe%d" % k
+            for key, args in (("list", ["list"]), ("list_json", ["list", "--json"]), ("export", ["export"])):
+                secs, _ = d.cli(*args, stdout_path=out + "." + key)
+                t[key].append(secs)
+            seen = change("add", ["add", "--in", "30m", "--id", probe],
+                          lambda s, p=probe: (s.get("next") or {}).get("id") == p)
+            if seen:
+                t["add_to_daemon_next"].append(seen)
+            change("remove", ["remove", probe], lambda s, p=probe: (s.get("next") or {}).get("id") != p)
+        res["export_bytes"] = os.path.getsize(out + ".export")
+        with open(out + ".list", "rb") as f:
+            res["list_lines"] = sum(1 for _ in f)
+        if unsettled:
+            self.note("%d alarms: %d add/remove(s) not seen in status.json or alarmd not idle again in time; "
+                      "their CPU is counted up to the timeout" % (n, unsettled))
+        res.update({k: procstats.summary(v) for k, v in t.items()})
         d.close()
-        self.r["big"] = res
-        log("10k: start-up to READY median %.0f ms, list %.0f ms, add %.0f ms" %
-            (res["ready"]["median"] * 1e3, res["list"]["median"] * 1e3, res["add"]["median"] * 1e3))
+        res["seconds"] = time.monotonic() - t_point
+        log("scale %d alarms (%d reps, %.0f s): READY %.0f ms, list %.0f ms, list --json %.0f ms, export %.0f ms, "
+            "add %.0f ms, remove %.0f ms, reload CPU %.0f / %.0f ms" % (
+                n, reps, res["seconds"], res["ready"]["median"] * 1e3, res["list"]["median"] * 1e3,
+                res["list_json"]["median"] * 1e3, res["export"]["median"] * 1e3, res["add"]["median"] * 1e3,
+                res["remove"]["median"] * 1e3, res["reload_cpu_add"]["median"] * 1e3,
+                res["reload_cpu_remove"]["median"] * 1e3))
+        return res
 
     def finish_competitors(self):
         if self.cron_minutes:
@@ -409,6 +451,24 @@ class Bench:
         self.r["alarm_bench"] = (r.stdout + r.stderr).strip()
         print(self.r["alarm_bench"])
 
+    def side_by_side(self):
+        """Every phase: alarmd next to cron and the loops, then the scale figures."""
+        pulse = self.start_pulse()
+        # No fade-in, so the recorded sound starts at full level with the first frame.
+        main = self.daemon("main", device="pulse" if pulse else "null", config="fade_in = 0\n", pulse=pulse)
+        main.start()
+        self.idle_and_competitors(main)
+        self.r["idle_memory"] = procstats.memory(main.pid)
+        self.delay_run()
+        if pulse:
+            self.pulse_run(main, pulse)
+            self.post_ring_idle(main)
+        self.scale()  # meanwhile cron's last minute comes
+        self.finish_competitors()
+        main.close()
+        if not self.args.quick:  # scripts/test runs alarm-bench just before the quick run
+            self.alarm_bench()
+
     def run(self):
         t_start = time.time()
         self.r["machine"] = machine()
@@ -419,21 +479,10 @@ class Bench:
         harness.write_sine(os.path.join(self.tmp, "sounds", "sine.wav"))
         self.cron_minutes = []
         try:
-            pulse = self.start_pulse()
-            # No fade-in, so the recorded sound starts at full level with the first frame.
-            main = self.daemon("main", device="pulse" if pulse else "null", config="fade_in = 0\n", pulse=pulse)
-            r, s = main.start()
-            self.idle_and_competitors(main)
-            self.r["idle_memory"] = procstats.memory(main.pid)
-            self.delay_run()
-            if pulse:
-                self.pulse_run(main, pulse)
-                self.post_ring_idle(main)
-            self.startup_and_big_store()
-            self.finish_competitors()
-            main.close()
-            if not self.args.quick:  # scripts/test runs alarm-bench just before the quick run
-                self.alarm_bench()
+            if self.args.only == "scale":
+                self.scale()
+            else:
+                self.side_by_side()
         finally:
             for f in reversed(self.cleanup):
                 try:
@@ -448,15 +497,22 @@ class Bench:
 
 
 def big_store(n, now):
-    """n alarms of mixed shapes and zones, none due within two hours of now (so no start rings one)."""
+    """n alarms of mixed shapes and zones, none due within two hours of now (so no start rings one).
+
+    Each carries `created` (RFC 3339 with milliseconds, as the CLI stamps it) one hour before now:
+    made a while ago, yet after the last occurrence of every alarm (all are at least two hours
+    from now, either way), so the engine owes none of them a catch-up. A `created` days back
+    would make the first start record every occurrence since as missed (a catch-up of thousands
+    of history entries), not the steady state measured here."""
     from zoneinfo import ZoneInfo
     zones = [None, None, "America/New_York", "Europe/London", "Australia/Lord_Howe", "Asia/Kolkata",
              "Pacific/Chatham", "America/St_Johns", "Europe/Berlin", "Australia/Sydney"]
     days = ["Mon..Fri", "daily", "Sat,Sun", "*-12-25", "Fri *-*-13", "*-*-01", "Mon,Wed", "*-02-29", "Tue"]
+    created = datetime.fromtimestamp(int(now) - 3600, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000+00:00")
     alarms = []
     for i in range(n):
         if i % 10 == 9:
-            alarms.append(once_alarm("big%05d" % i, int(now) + 86400 * (2 + i % 300)) | {"once": False})
+            alarms.append(once_alarm("big%05d" % i, int(now) + 86400 * (2 + i % 300)) | {"once": False, "created": created})
             continue
         z = zones[i % len(zones)]
         utc = datetime.fromtimestamp(now, timezone.utc) + timedelta(minutes=120 + (i * 37) % (20 * 60))
@@ -464,8 +520,54 @@ def big_store(n, now):
         alarms.append({"expression": "%s %02d:%02d" % (days[i % len(days)], local.hour, local.minute),
                        "fade_in": None, "id": "big%05d" % i, "label": "alarm %d" % i if i % 2 else None,
                        "mode": "pinned" if z else "floating", "once": False, "ring": None, "skip_next": False,
-                       "snooze": None, "sound": None, "volume": None, "zone": z})
+                       "snooze": None, "sound": None, "volume": None, "zone": z, "created": created})
     return alarms
+
+
+def elf_sections(path):
+    """The section names of a 64-bit little-endian ELF file (what `readelf -S` lists)."""
+    import struct
+    with open(path, "rb") as f:
+        data = f.read(64)
+        if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+            return None
+        shoff, = struct.unpack_from("<Q", data, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+        f.seek(shoff)
+        table = f.read(shentsize * shnum)
+        headers = [struct.unpack_from("<IIQQQQ", table, i * shentsize) for i in range(shnum)]
+        _, _, _, _, str_off, str_size = headers[shstrndx]
+        f.seek(str_off)
+        names = f.read(str_size)
+    return [names[h[0]:names.index(b"\0", h[0])].decode() for h in headers]
+
+
+def binary_info(path):
+    sections = elf_sections(path) or []
+    return {"bytes": os.path.getsize(path), "stripped": ".symtab" not in sections,
+            "debug_info": ".debug_info" in sections}
+
+
+def binaries(bin_dir, root):
+    """File sizes of the release `alarm` and `alarmd`, whether they are stripped (no .symtab) or
+    carry DWARF; and of out/alarm_*.deb if one was built (this bench never builds it), with its
+    binaries looked at inside (dpkg-deb -x)."""
+    import glob
+    out = []
+    for name in ("alarm", "alarmd"):
+        path = os.path.join(bin_dir, name)
+        if os.path.exists(path):
+            out.append(dict(binary_info(path), name=".build/release/" + name))
+    for deb in sorted(glob.glob(os.path.join(root, "out", "alarm_*.deb"))):
+        entry = {"name": os.path.relpath(deb, root), "bytes": os.path.getsize(deb), "inside": []}
+        if shutil.which("dpkg-deb"):
+            with tempfile.TemporaryDirectory() as x:
+                if subprocess.run(["dpkg-deb", "-x", deb, x], capture_output=True).returncode == 0:
+                    for name in ("usr/bin/alarm", "usr/sbin/alarmd", "usr/bin/alarmd"):
+                        if os.path.exists(os.path.join(x, name)):
+                            entry["inside"].append(dict(binary_info(os.path.join(x, name)), name="/" + name))
+        out.append(entry)
+    return out
 
 
 def main():
@@ -476,7 +578,14 @@ def main():
     ap.add_argument("--json", help="also write the raw figures as JSON here")
     ap.add_argument("--from-json", help="write the report from figures saved with --json, running nothing")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    ap.add_argument("--only", choices=["scale"], help="run only this part (scale: issue #9's store sizes and "
+                    "binary sizes, a few minutes; for checking a change, not for BENCHMARKS.md)")
+    ap.add_argument("--sizes", type=lambda v: [int(x.replace("_", "")) for x in v.split(",") if x],
+                    help="store sizes for the scale part, comma-separated (default: 100,1000,10000,100000); "
+                    "an empty store is always measured as well")
     args = ap.parse_args()
+    if args.only and not args.out:
+        args.out = os.path.join(ROOT, ".build", "bench", "BENCHMARKS-%s.md" % args.only)
     out = args.out or (os.path.join(ROOT, ".build", "bench", "BENCHMARKS-quick.md") if args.quick else os.path.join(ROOT, "BENCHMARKS.md"))
     if args.from_json:
         with open(args.from_json) as f:

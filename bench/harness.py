@@ -113,11 +113,11 @@ class Alarmd:
             raise RuntimeError("alarmd did not say READY=1 in %d s: %s" % (timeout, self.log_tail()))
         return ready, status
 
-    def stop(self):
+    def stop(self, timeout=10):
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(10)
+                self.proc.wait(timeout)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
@@ -130,14 +130,21 @@ class Alarmd:
         except OSError:
             return ""
 
-    def cli(self, *args, check=True):
-        """Runs `alarm ARGS`; returns (seconds, stdout)."""
-        t0 = time.perf_counter()
-        r = subprocess.run([os.path.join(self.bin_dir, "alarm"), *args], env=self.env, capture_output=True, text=True)
-        seconds = time.perf_counter() - t0
+    def cli(self, *args, check=True, stdout_path=None):
+        """Runs `alarm ARGS`; returns (seconds, stdout). With stdout_path, stdout goes to that file
+        (as `alarm export > FILE` would) and "" is returned: no pipe for this process to drain."""
+        out = open(stdout_path, "w") if stdout_path else subprocess.PIPE
+        try:
+            t0 = time.perf_counter()
+            r = subprocess.run([os.path.join(self.bin_dir, "alarm"), *args], env=self.env, stdout=out,
+                               stderr=subprocess.PIPE, text=True)
+            seconds = time.perf_counter() - t0
+        finally:
+            if stdout_path:
+                out.close()
         if check and r.returncode != 0:
             raise RuntimeError("alarm %s: exit %d: %s" % (" ".join(args), r.returncode, r.stderr.strip()))
-        return seconds, r.stdout
+        return seconds, r.stdout or ""
 
     def status(self):
         try:

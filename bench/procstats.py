@@ -8,6 +8,7 @@ switches (preemptions while running) are kept apart.
 import math
 import os
 import statistics
+import time
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -59,6 +60,50 @@ def cpu_seconds(pid, children=False):
     if children:
         ticks += int(fields[13]) + int(fields[14])
     return ticks / CLK_TCK
+
+
+def run_seconds(pid):
+    """CPU time of the threads alive now, in ns precision: the first field of
+    /proc/PID/task/*/schedstat (time spent on a CPU). Falls back to cpu_seconds (10 ms ticks)
+    when the kernel has no schedstat. A thread that ended is not counted: use it across short
+    windows of a process whose threads live on (alarmd's)."""
+    total, base = 0, f"/proc/{pid}/task"
+    try:
+        tids = os.listdir(base)
+        for tid in tids:
+            try:
+                with open(f"{base}/{tid}/schedstat") as f:
+                    total += int(f.read().split()[0])
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+    except FileNotFoundError:
+        return cpu_seconds(pid)
+    return total / 1e9
+
+
+def state(pid):
+    """The one-letter state of /proc/PID/stat: R running, S sleeping, D disk wait, ..."""
+    with open(f"/proc/{pid}/stat") as f:
+        text = f.read()
+    return text[text.rindex(")") + 2]
+
+
+def settle(pid, quiet=0.2, timeout=30.0, step=0.02):
+    """Waits until the process has used no CPU for `quiet` seconds and is not running; returns its
+    CPU seconds then (run_seconds) and whether it settled before `timeout`."""
+    deadline = time.monotonic() + timeout
+    last = run_seconds(pid)
+    since = time.monotonic()
+    while True:
+        time.sleep(step)
+        now_cpu = run_seconds(pid)
+        t = time.monotonic()
+        if now_cpu != last or state(pid) == "R":
+            last, since = now_cpu, t
+        elif t - since >= quiet:
+            return now_cpu, True
+        if t > deadline:
+            return now_cpu, False
 
 
 def memory(pid):

@@ -56,6 +56,18 @@ def markdown(r, argv):
     delay = r.get("delay", {})
     mins = r.get("minutes", {})
     a_delay = delay.get("first_frame")
+    if idle or delay:
+        side_by_side(r, w)
+    scale(r, w)
+    notes_and_method(r, w, cmd)
+    return "\n".join(L)
+
+
+def side_by_side(r, w):
+    idle = r.get("idle", {})
+    delay = r.get("delay", {})
+    mins = r.get("minutes", {})
+    a_delay = delay.get("first_frame")
     w("## Side by side")
     w("")
     w("Delay = from the scheduled instant to the player starting: for alarmd the first frame handed to "
@@ -152,23 +164,14 @@ def markdown(r, argv):
             mib(rm["rss"]), mib(rm["private"]), mib(rm["pss"]), rm["threads"]))
     if ir:
         w("| memory idle after ringing: resident / private | %s / %s | |" % (mib(ir["memory"]["rss"]), mib(ir["memory"]["private"])))
-    se = r.get("startup_empty")
-    if se:
-        w("| start-up, spawn → READY=1 (empty store) | %s | NOTIFY_SOCKET bound by the bench |" % dist(se["ready"]))
-        w("| start-up, spawn → status.json written (empty store) | %s | |" % dist(se["status"]))
-    b = r.get("big")
-    if b:
-        w("| %d alarms: `alarm import` | %s | one run; alarms.json is %.1f MiB |" % (b["alarms"], ms(b["import"], 0), b["alarms_json_bytes"] / 1048576))
-        w("| %d alarms: start-up → READY=1 | %s | |" % (b["alarms"], dist(b["ready"], 0)))
-        w("| %d alarms: start-up → status.json | %s | |" % (b["alarms"], dist(b["status"], 0)))
-        w("| %d alarms: `alarm list` | %s | table to a pipe (%d lines) |" % (b["alarms"], dist(b["list"], 0), b["list_lines"]))
-        w("| %d alarms: `alarm list --json` | %s | |" % (b["alarms"], dist(b["list_json"], 0)))
-        w("| %d alarms: `alarm add --in 30m` | %s | daemon running |" % (b["alarms"], dist(b["add"], 0)))
-        w("| %d alarms: `alarm add` start → daemon's status shows it as next | %s | inotify reload in alarmd |" % (b["alarms"], dist(b["add_to_daemon_next"], 0)))
-        w("| %d alarms: alarmd CPU per reload | %s | utime+stime across one add |" % (b["alarms"], dist(b["daemon_cpu_per_add"], 0)))
-        w("| %d alarms: `alarm remove` | %s | |" % (b["alarms"], dist(b["remove"], 0)))
-        w("| %d alarms: alarmd memory idle, resident / private | %s / %s | |" % (b["alarms"], mib(b["idle_memory"]["rss"]), mib(b["idle_memory"]["private"])))
+    empty = scale_point(r, 0)
+    if empty:
+        w("| start-up, spawn → READY=1 (empty store) | %s | NOTIFY_SOCKET bound by the bench; more sizes under Scale |" % dist(empty["ready"]))
+        w("| start-up, spawn → status.json written (empty store) | %s | |" % dist(empty["status"]))
     w("")
+
+
+def notes_and_method(r, w, cmd):
     if r.get("alarm_bench"):
         w("## In-process figures (`.build/release/alarm-bench`)")
         w("")
@@ -206,9 +209,14 @@ def markdown(r, argv):
     w("- Idle: `voluntary_ctxt_switches` summed over /proc/PID/task/*/status (each wake-up from epoll_wait/nanosleep is one), "
       "CPU = utime+stime from /proc/PID/stat (10 ms ticks), memory = VmRSS from /proc/PID/status and "
       "Private_Clean+Private_Dirty (and Pss) from /proc/PID/smaps_rollup.")
-    w("- 10,000 alarms: a generated JSON array (weekday/daily/yearly calendar expressions in 10 zones, floating and pinned, "
-      "plus absolute ones, none due within 2 h) loaded with `alarm import FILE`; then `alarm list`, `alarm list --json`, "
-      "`alarm add --in 30m --id probeN`, `alarm remove probeN`, each timed from spawn to exit, the daemon running.")
+    w("- Scale (issue #9): for each size a fresh alarmd state directory and a generated JSON array (weekday/daily/yearly "
+      "calendar expressions in 10 zones, floating and pinned, plus absolute ones, none due within 2 h either way, each "
+      "`created` 1 h before the run) loaded with `alarm import FILE`; one start with no saved state (shown apart), then "
+      "the timed starts (alarmd stopped with SIGTERM between them); then, alarmd running, rounds of `alarm list`, "
+      "`alarm list --json`, `alarm export` (stdout to a file), `alarm add --in 30m --id probeN`, `alarm remove probeN`, "
+      "each timed from spawn to exit. alarmd CPU per reload: time on a CPU summed over /proc/PID/task/*/schedstat (ns) from just before "
+      "the `add` (or `remove`) is spawned until status.json shows the change (next = probeN, or no longer) and alarmd "
+      "has used no CPU for 200 ms and is not running; nothing subtracted.")
     w("- cron: Debian's `cron` (`apt-get install cron` by the script if missing), started as `TZ=UTC /usr/sbin/cron -f` "
       "(or the one already running), with a job file /etc/cron.d/alarm-bench-PID (removed at the end) whose lines are "
       "`M H D MON * root date +%s.%N >> FILE`.")
@@ -218,4 +226,149 @@ def markdown(r, argv):
     w("- Quick mode (`bash bench/run --quick`, run by `scripts/test`): fewer samples, one cron minute, no alarm-bench "
       "(scripts/test runs it just before); it writes .build/bench/BENCHMARKS-quick.md and leaves BENCHMARKS.md alone.")
     w("")
-    return "\n".join(L)
+
+
+# ---- scale (issue #9) ---------------------------------------------------------------------------
+
+# (key in a scale point, label, target in seconds at 10,000 alarms or None)
+SCALE_OPS = [
+    ("ready", "start-up → READY=1", 0.100),
+    ("list", "`alarm list`", 0.150),
+    ("list_json", "`alarm list --json`", 0.150),
+    ("export", "`alarm export`", 0.150),
+    ("add", "`alarm add`", 0.150),
+    ("remove", "`alarm remove`", 0.150),
+    ("reload_cpu_add", "alarmd CPU per reload (add)", 0.030),
+    ("reload_cpu_remove", "alarmd CPU per reload (remove)", 0.030),
+]
+TARGET_SIZE = 10_000
+
+
+def scale_point(r, n):
+    for p in (r.get("scale") or {}).get("points", []):
+        if p["alarms"] == n:
+            return p
+    return None
+
+
+def fms(x):
+    """Seconds as ms, with a decimal below 100 ms."""
+    if x is None:
+        return "—"
+    return "%.1f ms" % (x * 1e3) if abs(x) < 0.1 else "{:,.0f} ms".format(x * 1e3)
+
+
+def per_alarm(p, base, key):
+    """(median at N − median with an empty store) / N, in µs per alarm."""
+    if not p or not base or not p["alarms"] or not p.get(key) or not base.get(key):
+        return None
+    return (p[key]["median"] - base[key]["median"]) / p["alarms"] * 1e6
+
+
+def fus(x):
+    return "—" if x is None else "%.1f µs" % x if abs(x) < 100 else "{:,.0f} µs".format(x)
+
+
+def scale(r, w):
+    sc = r.get("scale")
+    if not sc:
+        return
+    points = sc["points"]
+    base = scale_point(r, 0)
+    sized = [p for p in points if p["alarms"]]
+    w("## Scale (issue #9)")
+    w("")
+    w("The same measurements with an empty store and with %s alarms, each size in a fresh state directory, with "
+      "the release binaries: alarmd start-up to READY=1 (alarmd stopped in between), then with alarmd running "
+      "`alarm list`, `alarm list --json`, `alarm export`, `alarm add --in 30m --id probeK` and `alarm remove probeK` "
+      "timed from spawn to exit, and alarmd's CPU per reload from just before the `add` (or `remove`) "
+      "until status.json shows the change and alarmd is idle again (time on a CPU summed over "
+      "/proc/PID/task/*/schedstat; nothing subtracted, so the inotify wake-ups and the status write are in it). Samples per size: %s." % (
+          ", ".join("{:,}".format(p["alarms"]) for p in sized),
+          ", ".join("{:,}: {}".format(p["alarms"], p["reps"]) for p in points)))
+    w("")
+    w("### Targets (%s alarms)" % "{:,}".format(TARGET_SIZE))
+    w("")
+    t = scale_point(r, TARGET_SIZE)
+    if not t:
+        w("Not measured in this run (no %s-alarm store)." % "{:,}".format(TARGET_SIZE))
+    else:
+        w("| figure | target | measured median (n) | |")
+        w("|---|---|---|---|")
+        met = 0
+        for key, label, target in SCALE_OPS:
+            s = t.get(key)
+            if not s:
+                w("| %s | ≤ %s | — | not measured |" % (label, fms(target)))
+                continue
+            ok = s["median"] <= target
+            met += ok
+            w("| %s | ≤ %s | %s (n=%d) | %s |" % (label, fms(target), fms(s["median"]), s["n"],
+                                                 "met" if ok else "**NOT met** (%.1f× the target)" % (s["median"] / target)))
+        w("")
+        w("%d of %d targets met at %s alarms." % (met, len(SCALE_OPS), "{:,}".format(TARGET_SIZE)))
+    w("")
+    w("### Cost per alarm")
+    w("")
+    w("(median at N − median with an empty store) / N, in µs per alarm. Flat along a row: the cost grows in "
+      "proportion to the number of alarms; growing to the right: worse than linear. At 100 alarms the difference "
+      "is a few ms, so noise dominates there.")
+    w("")
+    w("| | empty store, median | %s |" % " | ".join("{:,} alarms".format(p["alarms"]) for p in sized))
+    w("|---|---|" + "---|" * len(sized))
+    for key, label, _ in SCALE_OPS:
+        w("| %s | %s | %s |" % (label, fms(base and base.get(key) and base[key]["median"]),
+                                " | ".join(fus(per_alarm(p, base, key)) for p in sized)))
+    w("| alarms.json, bytes per alarm | | %s |" % " | ".join(
+        "%.0f" % (p["alarms_json_bytes"] / p["alarms"]) for p in sized))
+    w("")
+    w("### Each size")
+    w("")
+    for p in points:
+        n = p["alarms"]
+        head = "empty store" if not n else "{:,} alarms".format(n)
+        w("#### %s" % head)
+        w("")
+        facts = ["%d sample(s) each" % p["reps"]]
+        if n:
+            facts.append("alarms.json {:,} bytes".format(p["alarms_json_bytes"]))
+            facts.append("`alarm import` %s (one run, into an empty store)" % fms(p.get("import")))
+        fs = p.get("first_start")
+        if fs:
+            facts.append("first start (no saved state) → READY=1 %s" % fms(fs["ready"]))
+        if p.get("add_to_daemon_next"):
+            facts.append("`add` spawned → alarmd's status shows it next: median %s" % fms(p["add_to_daemon_next"]["median"]))
+        im = p.get("idle_memory")
+        if im:
+            facts.append("alarmd idle memory %s resident / %s private" % (mib(im["rss"]), mib(im["private"])))
+        if p.get("list_lines") is not None:
+            facts.append("`list` prints {:,} line(s), `export` {:,} bytes".format(p["list_lines"], p.get("export_bytes", 0)))
+        w("; ".join(facts) + ".")
+        w("")
+        w("| | %s |" % " | ".join(label for _, label, _ in SCALE_OPS))
+        w("|---|" + "---|" * len(SCALE_OPS))
+        stats = [("median", "median")]
+        if p["reps"] >= 5:
+            stats += [("p99", "p99"), ("max", "max")]
+        for stat, name in stats:
+            w("| %s | %s |" % (name, " | ".join(fms(p[k][stat]) if p.get(k) else "—" for k, _, _ in SCALE_OPS)))
+        if n:
+            w("| cost per alarm | %s |" % " | ".join(fus(per_alarm(p, base, k)) for k, _, _ in SCALE_OPS))
+        w("")
+    bins = sc.get("binaries") or []
+    w("### Binary sizes")
+    w("")
+    w("| file | bytes | | stripped (no .symtab) | DWARF (.debug_info) |")
+    w("|---|---|---|---|---|")
+    for b in bins:
+        is_elf = "stripped" in b
+        w("| `%s` | {:,} | %s | %s | %s |".format(b["bytes"]) % (
+            b["name"], mib(b["bytes"]), ("yes" if b["stripped"] else "no") if is_elf else "",
+            ("yes" if b["debug_info"] else "no") if is_elf else ""))
+        for i in b.get("inside", []):
+            w("| `%s` in the .deb | {:,} | %s | %s | %s |".format(i["bytes"]) % (
+                i["name"], mib(i["bytes"]), "yes" if i["stripped"] else "no", "yes" if i["debug_info"] else "no"))
+    if not any(b["name"].endswith(".deb") for b in bins):
+        w("")
+        w("No `out/alarm_*.deb` in this checkout (the bench does not build one; `bash scripts/build-deb` does).")
+    w("")
