@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""alarm's benchmarks (issues #4 and #6): alarmd and the alarm CLI measured as processes, side by
-side with cron firing a player and one-second polling loops, on this machine, in one run.
+"""alarm's benchmarks (issues #4, #6 and #9): alarmd and the alarm CLI measured as processes, side by
+side with cron firing a player and one-second polling loops, on this machine, in one run; then
+the same commands with stores of 100 to 100,000 alarms (the scale section).
 
 Prints the figures and writes a Markdown report. It asserts nothing about wall-clock times:
 these machines are shared and noisy, so it reports medians and says what the load was.

@@ -223,8 +223,10 @@ def notes_and_method(r, w, cmd):
     w("- Loops (`bench/competitors.py`): bash `while sleep 1; do now=$(date +\"$FMT\"); case ... esac; done` and python "
       "`while True: time.sleep(1); now = time.strftime(fmt) ...`, FMT `%H:%M` (minute targets, as Pi alarm scripts do) "
       "or `%H:%M:%S` (the same seconds as alarmd's alarms); the \"player\" is `date +%s.%N >> FILE`.")
-    w("- Quick mode (`bash bench/run --quick`, run by `scripts/test`): fewer samples, one cron minute, no alarm-bench "
-      "(scripts/test runs it just before); it writes .build/bench/BENCHMARKS-quick.md and leaves BENCHMARKS.md alone.")
+    w("- Quick mode (`bash bench/run --quick`, run by `scripts/test`): fewer samples, one cron minute, 3 rounds per store "
+      "size but one at 100,000 alarms, no alarm-bench (scripts/test runs it just before); it writes "
+      ".build/bench/BENCHMARKS-quick.md and leaves BENCHMARKS.md alone. `--only scale` runs the scale section alone "
+      "(.build/bench/BENCHMARKS-scale.md); `--sizes` picks the store sizes.")
     w("")
 
 
@@ -319,6 +321,8 @@ def scale(r, w):
     for key, label, _ in SCALE_OPS:
         w("| %s | %s | %s |" % (label, fms(base and base.get(key) and base[key]["median"]),
                                 " | ".join(fus(per_alarm(p, base, key)) for p in sized)))
+    w("| `alarm import` into an empty store (one run), per alarm | | %s |" % " | ".join(
+        fus(p["import"] / p["alarms"] * 1e6 if p.get("import") is not None else None) for p in sized))
     w("| alarms.json, bytes per alarm | | %s |" % " | ".join(
         "%.0f" % (p["alarms_json_bytes"] / p["alarms"]) for p in sized))
     w("")
@@ -329,7 +333,7 @@ def scale(r, w):
         head = "empty store" if not n else "{:,} alarms".format(n)
         w("#### %s" % head)
         w("")
-        facts = ["%d sample(s) each" % p["reps"]]
+        facts = ["%d sample(s) each, %.0f s for this size" % (p["reps"], p.get("seconds", 0))]
         if n:
             facts.append("alarms.json {:,} bytes".format(p["alarms_json_bytes"]))
             facts.append("`alarm import` %s (one run, into an empty store)" % fms(p.get("import")))
