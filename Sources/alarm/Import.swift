@@ -34,12 +34,14 @@ struct Import: ParsableCommand {
                 // A given `created` is kept (a backup restored rings what it owed); else the
                 // alarm counts from now, like one just added.
                 let now = Alarm.stamp(Date())
+                var index = Dictionary(alarms.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
                 for var alarm in incoming {
                     if alarm.created == nil { alarm.created = now }
-                    if let i = alarms.firstIndex(where: { $0.id == alarm.id }) {
+                    if let i = index[alarm.id] {
                         alarms[i] = alarm
                         replaced += 1
                     } else {
+                        index[alarm.id] = alarms.count
                         alarms.append(alarm)
                     }
                 }
