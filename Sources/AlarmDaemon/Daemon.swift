@@ -14,7 +14,7 @@ public final class Daemon {
     public private(set) var config: Configuration
     var logger: Logger
     var engine: Engine
-    var zone: TimeZone
+    var zone: Zone
 
     let store: AlarmStore
     let stateFile: StateFile
@@ -180,8 +180,11 @@ public final class Daemon {
     }
 
     private func zoneFileChanged() {
+        // The zone file may name the same zone with new rules (tzdata upgraded, a copied file
+        // rewritten): read the files again and compare rules, not names.
+        Zones.database.invalidate()
         let newZone = SystemZone.current(config)
-        guard newZone.identifier != zone.identifier else { return }
+        guard newZone != zone else { return }
         logger.notice("the system zone changed from \(zone.identifier) to \(newZone.identifier)")
         zone = newZone
         handle(.zoneChanged)
@@ -322,11 +325,8 @@ public final class Daemon {
     func notifyStatus() -> String {
         let status = lastStatus ?? engine.status(now: Date(), zone: zone)
         func clock(_ d: Date, weekday: Bool) -> String {
-            let f = DateFormatter()
-            f.locale = Locale(identifier: "en_US_POSIX")
-            f.timeZone = zone
-            f.dateFormat = weekday ? "EEE HH:mm" : "HH:mm"
-            return f.string(from: d)
+            let c = Zones.civil(at: d, in: zone)
+            return weekday ? "\(c.weekdayName) \(c.hourMinute)" : c.hourMinute
         }
         switch status.state {
         case .ringing: return "ringing: \(status.alarm ?? "ring")"
