@@ -17,12 +17,17 @@ public enum SystemZone {
     ///    name as identifier (`localtime`), adopted so that recorded identifiers resolve;
     /// 4. UTC, as glibc does without a zone file.
     public static func current(_ config: Configuration, environment: [String: String] = ProcessInfo.processInfo.environment) -> Zone {
+        resolve(config, environment: environment) ?? .utc
+    }
+
+    /// Steps 1 to 3 of `current`; nil when they find nothing usable, e.g. while a zone file is
+    /// being rewritten (zic deletes, then creates and writes it): the daemon then keeps the zone
+    /// it has rather than falling back to UTC for a moment.
+    public static func resolve(_ config: Configuration, environment: [String: String] = ProcessInfo.processInfo.environment) -> Zone? {
         if !config.localtimeIsExplicit, let tz = environment["TZ"], !tz.isEmpty, let zone = zone(tz: tz) {
             return zone
         }
-        if let zone = zone(named: config.localtimePath) { return zone }
-        if let zone = copied(config.localtimePath) { return zone }
-        return .utc
+        return zone(named: config.localtimePath) ?? copied(config.localtimePath)
     }
 
     /// The zone a zone file's symlink points at: `.../zoneinfo/Europe/Berlin` → Europe/Berlin.
