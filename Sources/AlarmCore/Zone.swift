@@ -3,9 +3,9 @@ import Foundation
 /// A time zone's rules, from a TZif file (the system's tz database) or a POSIX TZ rule: which
 /// UTC offset, abbreviation and daylight flag are in force at an instant, and when they change.
 ///
-/// It replaces Foundation's `TimeZone`, whose rules come from ICU data compiled into the binary
+/// It replaces Foundation's zone type, whose rules come from ICU data compiled into the binary
 /// (a zone file added under /usr/share/zoneinfo is unknown to it, tzdata upgrades are ignored).
-/// Method names follow `TimeZone`'s where they mean the same.
+/// Method names follow Foundation's where they mean the same, so code moves over by renaming.
 ///
 /// Lookups are binary searches over the file's transitions; past the last one the footer's rule
 /// is evaluated arithmetically for the year, so any year costs the same. Two zones are equal
