@@ -300,7 +300,16 @@ public final class Daemon {
             do {
                 switch action {
                 case .armTimer(let at):
-                    if let at { try timer.arm(at: at) } else { try timer.watchClockChanges() }
+                    do {
+                        if let at { try timer.arm(at: at) } else { try timer.watchClockChanges() }
+                    } catch let error as SystemError where error.errno == ECANCELED {
+                        // The clock was set after the timer was last read and before this arm;
+                        // the kernel reports it here, not to the next read. Handle it as a read
+                        // would have: recompute, which arms the timer again.
+                        logger.notice("the system clock was set; recomputing")
+                        inbox.post(.clockChanged, at: Date(), generation: ringGeneration)
+                        wake.signal()
+                    }
                 case .startRinging(let request): startRinging(request)
                 case .stopAudio:
                     ringGeneration += 1
