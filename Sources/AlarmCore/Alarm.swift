@@ -72,7 +72,7 @@ public struct Alarm: Hashable, Sendable {
     }
 
     /// The first ring this alarm can have: strictly after `created` (and after `after`).
-    public func firstRing(after: Date, systemZone: TimeZone) -> Date? {
+    public func firstRing(after: Date, systemZone: Zone) -> Date? {
         nextRing(after: max(after, created ?? after), systemZone: systemZone)
     }
 
@@ -99,7 +99,7 @@ public struct Alarm: Hashable, Sendable {
 
     /// The first ring strictly after `after`; `systemZone` is the wall clock of floating alarms.
     /// Does not apply `skipNext`: skipping is the engine's business.
-    public func nextRing(after: Date, systemZone: TimeZone) -> Date? {
+    public func nextRing(after: Date, systemZone: Zone) -> Date? {
         switch trigger {
         case .instant(let t): return t > after ? t : nil
         case .calendar(let e): return Schedule.next(e, after: after, in: systemZone)
@@ -107,7 +107,7 @@ public struct Alarm: Hashable, Sendable {
     }
 
     /// The zone in which this alarm's instants are shown to a user.
-    public func displayZone(systemZone: TimeZone) -> TimeZone {
+    public func displayZone(systemZone: Zone) -> Zone {
         zone.flatMap { try? Zones.zone(named: $0) } ?? systemZone
     }
 
@@ -188,7 +188,7 @@ extension Alarm: Codable {
         try c.encode(id, forKey: .id)
         switch trigger {
         case .instant(let t):
-            try c.encode(RFC3339.format(t, in: TimeZone(identifier: "UTC")!), forKey: .at)
+            try c.encode(RFC3339.format(t, in: Zone.utc), forKey: .at)
         case .calendar(let e):
             try c.encode(e.print(withZone: false), forKey: .expression)
         }
@@ -202,6 +202,6 @@ extension Alarm: Codable {
         try c.encode(volume, forKey: .volume)
         try c.encode(fadeIn, forKey: .fadeIn)
         try c.encode(skipNext, forKey: .skipNext)
-        try c.encodeIfPresent(created.map { RFC3339.format($0, in: TimeZone(identifier: "UTC")!, milliseconds: true) }, forKey: .created)
+        try c.encodeIfPresent(created.map { RFC3339.format($0, in: .utc, milliseconds: true) }, forKey: .created)
     }
 }

@@ -40,12 +40,20 @@ public struct CivilTime: Hashable, Comparable, Sendable, CustomStringConvertible
         (a.year, a.month, a.day, a.hour, a.minute, a.second) < (b.year, b.month, b.day, b.hour, b.minute, b.second)
     }
 
-    public var description: String {
-        func p(_ v: Int, _ w: Int) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, w - s.count)) + s
-        }
-        return "\(p(year, 4))-\(p(month, 2))-\(p(day, 2))T\(p(hour, 2)):\(p(minute, 2)):\(p(second, 2))"
+    public var description: String { "\(date)T\(hourMinute):\(Self.pad(second, 2))" }
+
+    /// `2026-12-24`.
+    public var date: String { "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))" }
+
+    /// `06:30`.
+    public var hourMinute: String { "\(Self.pad(hour, 2)):\(Self.pad(minute, 2))" }
+
+    /// `Mon` ... `Sun`, as systemd and `date +%a` in the C locale print them.
+    public var weekdayName: String { CalendarExpression.weekdayNames[weekday] }
+
+    private static func pad(_ v: Int, _ w: Int) -> String {
+        let s = String(v)
+        return String(repeating: "0", count: max(0, w - s.count)) + s
     }
 
     public static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }

@@ -35,7 +35,7 @@ public struct Engine: Sendable {
     /// The persistent part: ring state and marks.
     public internal(set) var state = EngineState()
     /// The system zone floating alarms were last computed in.
-    public internal(set) var zone: TimeZone?
+    public internal(set) var zone: Zone?
     var lastStatus: EngineStatus?
     /// Next rings already searched for (a cache; see `NextRingMemo`).
     let memo = NextRingMemo()
@@ -48,7 +48,7 @@ public struct Engine: Sendable {
         self.settings = settings
     }
 
-    public mutating func handle(_ kind: EngineEvent.Kind, now: Date, zone: TimeZone) -> [EngineAction] {
+    public mutating func handle(_ kind: EngineEvent.Kind, now: Date, zone: Zone) -> [EngineAction] {
         handle(EngineEvent(kind, now: now, zone: zone))
     }
 
@@ -123,7 +123,7 @@ public struct Engine: Sendable {
     // MARK: Queries
 
     /// The next ring (skip flags applied) strictly after everything already handled.
-    public func nextRing(now: Date, zone: TimeZone) -> EngineStatus.Next? {
+    public func nextRing(now: Date, zone: Zone) -> EngineStatus.Next? {
         var best: EngineStatus.Next?
         for a in alarms {
             let after = max(state.marks[a.id] ?? now, now)
@@ -137,7 +137,7 @@ public struct Engine: Sendable {
         return best
     }
 
-    public func status(now: Date, zone: TimeZone) -> EngineStatus {
+    public func status(now: Date, zone: Zone) -> EngineStatus {
         let next = nextRing(now: now, zone: zone)
         switch state.ring {
         case .idle:
@@ -155,7 +155,7 @@ public struct Engine: Sendable {
 
     /// The earliest instant at which something is due: an occurrence (skipped ones too, so their
     /// flag clears on time), a snooze end, an auto-silence, a playback retry.
-    func nextWakeUp(now: Date, zone: TimeZone) -> Date? {
+    func nextWakeUp(now: Date, zone: Zone) -> Date? {
         var times: [Date] = []
         for a in alarms {
             if let t = memo.next(a, after: max(state.marks[a.id] ?? now, now), zone: zone) { times.append(t) }

@@ -35,9 +35,9 @@ public struct EngineEvent: Sendable {
 
     public var kind: Kind
     public var now: Date
-    public var zone: TimeZone
+    public var zone: Zone
 
-    public init(_ kind: Kind, now: Date, zone: TimeZone) {
+    public init(_ kind: Kind, now: Date, zone: Zone) {
         self.kind = kind
         self.now = now
         self.zone = zone

@@ -47,7 +47,7 @@ public struct Ringing: Equatable, Sendable, Codable {
     /// The length of the snooze in force, when snoozed.
     public var snoozedFor: TimeInterval?
 
-    var zone: TimeZone { TimeZone(identifier: zoneIdentifier) ?? TimeZone(identifier: "UTC")! }
+    var zone: Zone { Zone(identifier: zoneIdentifier) ?? Zone.utc }
 }
 
 /// The ring state machine's state: idle → ringing → snoozed → ringing → … → idle.

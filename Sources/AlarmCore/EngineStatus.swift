@@ -26,11 +26,11 @@ public struct EngineStatus: Equatable, Sendable {
     public var snoozedUntil: Date?
     public var next: Next?
     /// The zone timestamps are written in (the system zone); not part of the JSON.
-    public var zone: TimeZone
+    public var zone: Zone
 
     public init(
         state: State, alarm: String? = nil, sound: String? = nil, reason: String? = nil, snoozedUntil: Date? = nil,
-        next: Next? = nil, zone: TimeZone
+        next: Next? = nil, zone: Zone
     ) {
         self.state = state
         self.alarm = alarm
@@ -54,7 +54,7 @@ extension EngineStatus: Codable {
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        var zone = TimeZone(identifier: "UTC")!
+        var zone = Zone.utc
         var next: Next?
         if c.contains(.next), try c.decodeNil(forKey: .next) == false {
             let n = try c.nestedContainer(keyedBy: NextKeys.self, forKey: .next)

@@ -2,7 +2,7 @@ import Foundation
 
 // The engine's transitions. Each takes the event's `now` and records actions in `fx`.
 extension Engine {
-    mutating func start(alarms list: [Alarm], saved: EngineState?, now: Date, zone: TimeZone, _ fx: inout Effects) {
+    mutating func start(alarms list: [Alarm], saved: EngineState?, now: Date, zone: Zone, _ fx: inout Effects) {
         state = saved ?? EngineState()
         if let journal = state.journal {
             // The last run saved this state but may have died before its history and store
@@ -45,7 +45,7 @@ extension Engine {
     /// engine could not ring them (it was not running, the clock jumped, the alarm was not known
     /// yet), so any delay marks them late; otherwise the timer rang them and only a delay past
     /// `lateTolerance` does.
-    mutating func advance(now: Date, zone eventZone: TimeZone, unseen: Bool = false, _ fx: inout Effects) {
+    mutating func advance(now: Date, zone eventZone: Zone, unseen: Bool = false, _ fx: inout Effects) {
         if let seen = state.processedThrough, seen.timeIntervalSince(now) > settings.backwardJumpLimit {
             fx.log(
                 .warning,
@@ -72,7 +72,7 @@ extension Engine {
         pruneMarks(now: now)
     }
 
-    private mutating func catchUp(now: Date, zone: TimeZone, unseen: Bool, _ fx: inout Effects) {
+    private mutating func catchUp(now: Date, zone: Zone, unseen: Bool, _ fx: inout Effects) {
         // 1. The ring state's own deadlines, which a backward clock jump must not stretch: a
         //    9-minute snooze never lasts more than 9 minutes from now.
         switch state.ring {
@@ -270,7 +270,7 @@ extension Engine {
         }
     }
 
-    mutating func ringNow(sound: String?, now: Date, zone: TimeZone, _ fx: inout Effects) {
+    mutating func ringNow(sound: String?, now: Date, zone: Zone, _ fx: inout Effects) {
         preempt(by: "ring now", now: now, &fx)
         let r = Ringing(
             occurrence: Occurrence(alarm: nil, scheduled: now), merged: [], label: nil, sound: sound,
@@ -326,7 +326,7 @@ extension Engine {
         }
     }
 
-    func makeRinging(_ a: Alarm, scheduled: Date, merged: [Occurrence], now: Date, late: Bool, zone: TimeZone) -> Ringing {
+    func makeRinging(_ a: Alarm, scheduled: Date, merged: [Occurrence], now: Date, late: Bool, zone: Zone) -> Ringing {
         let length = a.ring ?? settings.ring
         return Ringing(
             occurrence: Occurrence(alarm: a.id, scheduled: scheduled), merged: merged, label: a.label, sound: a.sound,

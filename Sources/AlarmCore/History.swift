@@ -38,11 +38,11 @@ public struct HistoryEntry: Equatable, Sendable {
     /// Rung after its instant by more than the engine's tolerance (a clock jump, a restart).
     public var late: Bool
     /// The zone the instants are written in; not part of the JSON (each timestamp has its offset).
-    public var zone: TimeZone
+    public var zone: Zone
 
     public init(
         alarm: String?, scheduled: Date, started: Date?, ended: Date?, outcome: RingOutcome, sound: String?,
-        reason: String?, late: Bool, zone: TimeZone
+        reason: String?, late: Bool, zone: Zone
     ) {
         self.alarm = alarm
         self.scheduled = scheduled
@@ -91,7 +91,7 @@ extension HistoryEntry: Codable {
 
 /// RFC 3339 strings in JSON, read back with the offset they were written in.
 enum TimestampCoding {
-    static func decode<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K) throws -> (Date, TimeZone) {
+    static func decode<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K) throws -> (Date, Zone) {
         let text = try c.decode(String.self, forKey: key)
         guard let date = RFC3339.parse(text) else {
             throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "'\(text)' is not an RFC 3339 timestamp")
@@ -105,14 +105,15 @@ enum TimestampCoding {
     }
 
     /// A fixed-offset zone from a timestamp's `Z` or `±HH:MM` suffix (UTC if unreadable).
-    static func zone(of text: String) -> TimeZone {
-        let utc = TimeZone(identifier: "UTC")!
+    static func zone(of text: String) -> Zone {
+        let utc = Zone.utc
         let s = Array(text.trimmingCharacters(in: .whitespaces).utf8)
         guard s.count >= 6 else { return utc }
         let tail = Array(s.suffix(6))
         guard tail[0] == UInt8(ascii: "+") || tail[0] == UInt8(ascii: "-"), tail[3] == UInt8(ascii: ":") else { return utc }
         func d(_ i: Int) -> Int { Int(tail[i]) - 48 }
         let seconds = ((d(1) * 10 + d(2)) * 60 + d(4) * 10 + d(5)) * 60
-        return TimeZone(secondsFromGMT: tail[0] == UInt8(ascii: "-") ? -seconds : seconds) ?? utc
+        guard seconds <= 18 * 3600 else { return utc }
+        return Zone(secondsFromGMT: tail[0] == UInt8(ascii: "-") ? -seconds : seconds)
     }
 }

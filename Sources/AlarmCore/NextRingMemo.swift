@@ -21,7 +21,7 @@ final class NextRingMemo: Sendable {
     private let entries = Mutex<[String: Entry]>([:])
 
     /// The first ring of `alarm` strictly after `after`, skip flags not applied.
-    func next(_ alarm: Alarm, after: Date, zone: TimeZone) -> Date? {
+    func next(_ alarm: Alarm, after: Date, zone: Zone) -> Date? {
         guard case .calendar(let expr) = alarm.trigger else { return alarm.nextRing(after: after, systemZone: zone) }
         let zoneKey = expr.zone == nil ? zone.identifier : nil
         let hit: Date?? = entries.withLock { map in

@@ -3,7 +3,7 @@ import Foundation
 /// RFC 3339 timestamps with the offset in force in a zone at that instant:
 /// `2026-03-08T03:30:00-04:00`. No `DateFormatter`: its caching and locale rules are not ours.
 public enum RFC3339 {
-    public static func format(_ date: Date, in zone: TimeZone, milliseconds: Bool = false) -> String {
+    public static func format(_ date: Date, in zone: Zone, milliseconds: Bool = false) -> String {
         var t = date.timeIntervalSince1970
         if milliseconds { t = (t * 1000).rounded(.down) / 1000 }
         let whole = Int64(t.rounded(.down))

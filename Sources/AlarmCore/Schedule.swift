@@ -9,7 +9,7 @@ public enum Schedule {
     /// by the gap, one in an overlap rings at its first occurrence, and wall times that map to one
     /// instant ring once. Successive calls with `after` set to the previous result therefore give
     /// strictly increasing instants, each wake-up exactly once.
-    public static func next(_ expr: CalendarExpression, after: Date, in zone: TimeZone) -> Date? {
+    public static func next(_ expr: CalendarExpression, after: Date, in zone: Zone) -> Date? {
         let tz = expr.zone.flatMap { try? Zones.zone(named: $0) } ?? zone
         let afterT = after.timeIntervalSince1970
         guard afterT.isFinite else { return nil }
@@ -46,7 +46,7 @@ public enum Schedule {
     }
 
     /// The next `count` rings after `after` (fewer when the expression runs out).
-    public static func upcoming(_ expr: CalendarExpression, after: Date, in zone: TimeZone, count: Int) -> [Date] {
+    public static func upcoming(_ expr: CalendarExpression, after: Date, in zone: Zone, count: Int) -> [Date] {
         var out: [Date] = []
         var cursor = after
         while out.count < count, let n = next(expr, after: cursor, in: zone) {

@@ -10,31 +10,40 @@ import Foundation
 ///   forward by the gap's length (02:30 on New York's spring-forward day is 03:30 EDT;
 ///   02:15 in Lord Howe's 30-minute gap is 02:45). A wake-up is never skipped.
 public enum Zones {
+    /// The system's tz database: `TZDIR`, else /usr/share/zoneinfo, read when first asked.
+    public static let database = ZoneDatabase.system()
+
     /// The zone named `name`: an IANA identifier, matched case-insensitively, or `UTC`.
-    /// Throws `ZoneError.unknown` for anything Foundation's tz data does not know.
-    public static func zone(named name: String) throws -> TimeZone {
-        if let tz = cache.lookup(name) { return tz }
-        throw ZoneError.unknown(name)
+    /// Throws `ZoneError.unknown` for anything that is not a zone file of the database.
+    public static func zone(named name: String) throws -> Zone {
+        try database.zone(named: name)
     }
 
     /// The canonical spelling of a zone name ("europe/berlin" -> "Europe/Berlin").
     public static func canonicalName(_ name: String) throws -> String {
-        if let spelled = cache.canonical(name) { return spelled }
-        throw ZoneError.unknown(name)
+        try database.canonicalName(name)
+    }
+
+    /// Makes a zone that is not in the database (a copied /etc/localtime, a POSIX `TZ` rule)
+    /// findable by `Zone(identifier:)` in this process, so that what the engine recorded by
+    /// identifier (a ringing alarm's zone) resolves to its rules. The latest one adopted under an
+    /// identifier wins. `zone(named:)` does not see these: users name database zones only.
+    public static func adopt(_ zone: Zone) {
+        adopted.set(zone)
     }
 
     /// The instant at which the wall clock of `zone` shows `civil`, by the rules above.
-    public static func instant(for civil: CivilTime, in zone: TimeZone) -> Date {
+    public static func instant(for civil: CivilTime, in zone: Zone) -> Date {
         Date(timeIntervalSince1970: TimeInterval(instantSeconds(forLocal: civil.localSeconds, in: zone)))
     }
 
     /// What the wall clock of `zone` shows at `date` (whole seconds, rounded down).
-    public static func civil(at date: Date, in zone: TimeZone) -> CivilTime {
-        let t = Int64(date.timeIntervalSince1970.rounded(.down))
-        return CivilTime(localSeconds: t + Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(t)))))
+    public static func civil(at date: Date, in zone: Zone) -> CivilTime {
+        let t = Zone.unix(date)
+        return CivilTime(localSeconds: t + Int64(zone.offset(atUnix: t)))
     }
 
-    static func instantSeconds(forLocal local: Int64, in zone: TimeZone) -> Int64 {
+    static func instantSeconds(forLocal local: Int64, in zone: Zone) -> Int64 {
         // Offsets lie within -12 h ... +14 h, so the instant lies within this window.
         let segments = Zones.segments(in: zone, from: local - 15 * 3600, to: local + 13 * 3600)
         if segments.count == 1 { return local - segments[0].offset }
@@ -58,68 +67,67 @@ public enum Zones {
     }
 
     /// The stretches of constant offset covering `[from, to]`, the first starting at `from`.
-    static func segments(in zone: TimeZone, from: Int64, to: Int64) -> [Segment] {
-        func offset(_ t: Int64) -> Int64 {
-            Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(t))))
-        }
-        var out = [Segment(start: from, offset: offset(from))]
-        var cursor = Date(timeIntervalSince1970: TimeInterval(from))
-        while let next = zone.nextDaylightSavingTimeTransition(after: cursor), next.timeIntervalSince1970 <= TimeInterval(to) {
-            let t = Int64(next.timeIntervalSince1970.rounded(.down))
-            let o = offset(t)
-            if o != out.last!.offset { out.append(Segment(start: t, offset: o)) }
+    static func segments(in zone: Zone, from: Int64, to: Int64) -> [Segment] {
+        var out = [Segment(start: from, offset: Int64(zone.offset(atUnix: from)))]
+        var cursor = from
+        while let next = zone.nextTransition(afterUnix: cursor), next <= to {
+            let o = Int64(zone.offset(atUnix: next))
+            if o != out.last!.offset { out.append(Segment(start: next, offset: o)) }
             cursor = next
         }
         return out
     }
 
-    private static let cache = ZoneCache()
+    private static let adopted = AdoptedZones()
+}
+
+extension Zone {
+    /// Foundation-style lookup by identifier: a database zone, or one adopted with
+    /// `Zones.adopt` in this process; nil otherwise.
+    public init?(identifier: String) {
+        if let z = try? Zones.zone(named: identifier) {
+            self = z
+        } else if let z = Zones.adoptedZone(identifier) {
+            self = z
+        } else {
+            return nil
+        }
+    }
+}
+
+extension Zones {
+    static func adoptedZone(_ identifier: String) -> Zone? { adopted.get(identifier) }
 }
 
 public enum ZoneError: Error, Equatable, CustomStringConvertible {
     case unknown(String)
+    /// The zone file exists but cannot be used (truncated, corrupt, a bad footer rule).
+    case unusable(name: String, path: String, reason: String)
 
     public var description: String {
         switch self {
         case .unknown(let name):
             return "unknown time zone '\(name)': use an IANA name such as Europe/Berlin or America/New_York, or UTC"
+        case .unusable(let name, let path, let reason):
+            return "time zone '\(name)' cannot be used: \(path) is damaged (\(reason)); reinstall tzdata"
         }
     }
 }
 
-/// Zone objects are costly to build and Foundation's lookup is case-sensitive; this keeps one of
-/// each and a lower-cased index of the names tz data knows.
-private final class ZoneCache: @unchecked Sendable {
+/// The zones adopted by `Zones.adopt`, by identifier.
+private final class AdoptedZones: @unchecked Sendable {
     private let lock = NSLock()
-    private var zones: [String: TimeZone] = [:]
-    private lazy var index: [String: String] = {
-        var map: [String: String] = [:]
-        for id in TimeZone.knownTimeZoneIdentifiers { map[id.lowercased()] = id }
-        for alias in ["UTC", "Etc/UTC", "GMT", "Etc/GMT", "Universal", "Zulu"] { map[alias.lowercased()] = alias }
-        return map
-    }()
+    private var zones: [String: Zone] = [:]
 
-    /// The spelling users should see: tz data's for IANA names, "UTC" for UTC (Foundation says "GMT").
-    func canonical(_ raw: String) -> String? {
-        guard lookup(raw) != nil else { return nil }
-        let name = raw.trimmingCharacters(in: .whitespaces)
+    func set(_ zone: Zone) {
         lock.lock()
         defer { lock.unlock() }
-        return index[name.lowercased()] ?? name
+        zones[zone.identifier] = zone
     }
 
-    func lookup(_ raw: String) -> TimeZone? {
-        let name = raw.trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty, name.count < 64 else { return nil }
+    func get(_ identifier: String) -> Zone? {
         lock.lock()
         defer { lock.unlock() }
-        if let tz = zones[name] { return tz }
-        let spelled = index[name.lowercased()] ?? name
-        // Foundation also accepts "GMT+5" style and abbreviations; an alarm names IANA zones only.
-        guard spelled.uppercased() == "UTC" || spelled.contains("/") || index[spelled.lowercased()] != nil,
-            let tz = spelled.uppercased() == "UTC" ? TimeZone(identifier: "UTC") : TimeZone(identifier: spelled)
-        else { return nil }
-        zones[name] = tz
-        return tz
+        return zones[identifier]
     }
 }

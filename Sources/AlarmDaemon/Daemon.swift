@@ -14,7 +14,7 @@ public final class Daemon {
     public private(set) var config: Configuration
     var logger: Logger
     var engine: Engine
-    var zone: TimeZone
+    var zone: Zone
 
     let store: AlarmStore
     let stateFile: StateFile
@@ -38,6 +38,10 @@ public final class Daemon {
     /// A player for a device changed by reload, swapped in at the next ring.
     var pendingPlayer: AlarmPlayer?
     var lastStatus: EngineStatus?
+    /// The tz database file the system zone was read from, watched so that a tzdata upgrade of
+    /// the zone in force is seen at once; nil when the zone has no such file (a copied zone
+    /// file, which is watched as the zone file, or a `TZ` rule).
+    var zoneDataPath: String?
 
     /// Sets everything up; throws with a message a user can act on (a directory that cannot be
     /// created, a FIFO path taken by something else, another alarmd running).
@@ -80,6 +84,26 @@ public final class Daemon {
         fifo = try ControlFIFO(path: config.fifoPath, mode: 0o620, group: gid)
         _ = try files.watch(file: config.localtimePath)
         _ = try files.watch(file: store.path)
+        watchZoneData()
+    }
+
+    /// Watches the database file of the zone in force (through a link, the file it names).
+    /// Watches are per directory and stay after a zone change; events for files that are no
+    /// longer the zone's are ignored.
+    private func watchZoneData() {
+        guard let named = try? Zones.database.path(for: zone.identifier) else {
+            zoneDataPath = nil
+            return
+        }
+        let path = (named as NSString).resolvingSymlinksInPath
+        guard path != zoneDataPath else { return }
+        do {
+            _ = try files.watch(file: path)
+            zoneDataPath = path
+        } catch {
+            zoneDataPath = nil
+            logger.warning("not watching \(path) for tzdata updates: \(error)")
+        }
     }
 
     /// Runs until SIGTERM or SIGINT. Returns after the sound is stopped and the state saved.
@@ -117,7 +141,7 @@ public final class Daemon {
             var zoneTouched = false, storeTouched = false
             for event in try files.readEvents() {
                 if event.kinds.contains(.overflow) { zoneTouched = true; storeTouched = true }
-                if event.path == config.localtimePath { zoneTouched = true }
+                if event.path == config.localtimePath || event.path == zoneDataPath { zoneTouched = true }
                 if event.path == store.path { storeTouched = true }
             }
             if zoneTouched { zoneFileChanged() }
@@ -180,10 +204,21 @@ public final class Daemon {
     }
 
     private func zoneFileChanged() {
-        let newZone = SystemZone.current(config)
-        guard newZone.identifier != zone.identifier else { return }
-        logger.notice("the system zone changed from \(zone.identifier) to \(newZone.identifier)")
+        // The zone file may name the same zone with new rules (tzdata upgraded, a copied file
+        // rewritten): read the files again and compare rules, not names.
+        Zones.database.invalidate()
+        guard let newZone = SystemZone.resolve(config) else {
+            logger.warning("\(config.localtimePath) names no readable zone at the moment; keeping \(zone.identifier)")
+            return
+        }
+        guard newZone != zone else { return }
+        if newZone.identifier == zone.identifier {
+            logger.notice("the rules of the system zone \(zone.identifier) changed (zone file or tzdata updated)")
+        } else {
+            logger.notice("the system zone changed from \(zone.identifier) to \(newZone.identifier)")
+        }
         zone = newZone
+        watchZoneData()
         handle(.zoneChanged)
     }
 
@@ -265,7 +300,16 @@ public final class Daemon {
             do {
                 switch action {
                 case .armTimer(let at):
-                    if let at { try timer.arm(at: at) } else { try timer.watchClockChanges() }
+                    do {
+                        if let at { try timer.arm(at: at) } else { try timer.watchClockChanges() }
+                    } catch let error as SystemError where error.errno == ECANCELED {
+                        // The clock was set after the timer was last read and before this arm;
+                        // the kernel reports it here, not to the next read. Handle it as a read
+                        // would have: recompute, which arms the timer again.
+                        logger.notice("the system clock was set; recomputing")
+                        inbox.post(.clockChanged, at: Date(), generation: ringGeneration)
+                        wake.signal()
+                    }
                 case .startRinging(let request): startRinging(request)
                 case .stopAudio:
                     ringGeneration += 1
@@ -322,11 +366,8 @@ public final class Daemon {
     func notifyStatus() -> String {
         let status = lastStatus ?? engine.status(now: Date(), zone: zone)
         func clock(_ d: Date, weekday: Bool) -> String {
-            let f = DateFormatter()
-            f.locale = Locale(identifier: "en_US_POSIX")
-            f.timeZone = zone
-            f.dateFormat = weekday ? "EEE HH:mm" : "HH:mm"
-            return f.string(from: d)
+            let c = Zones.civil(at: d, in: zone)
+            return weekday ? "\(c.weekdayName) \(c.hourMinute)" : c.hourMinute
         }
         switch status.state {
         case .ringing: return "ringing: \(status.alarm ?? "ring")"

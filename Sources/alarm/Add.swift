@@ -148,7 +148,7 @@ struct Add: ParsableCommand {
     private func describe(_ alarm: Alarm) -> String {
         switch alarm.trigger {
         case .calendar(let e): return e.description
-        case .instant(let t): return RFC3339.format(t, in: TimeZone(identifier: "UTC")!)
+        case .instant(let t): return RFC3339.format(t, in: Zone.utc)
         }
     }
 

@@ -7,7 +7,7 @@ import Foundation
 struct Context {
     let config: Configuration
     let store: AlarmStore
-    let zone: TimeZone
+    let zone: Zone
     let now = Date()
 
     init(_ options: SettingsOptions, lenient: Bool = false) throws {
@@ -32,19 +32,13 @@ struct Context {
 
     /// "Mon 06:30" within a week, else "2026-12-24 07:00", on the system's wall clock.
     func short(_ date: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = zone
-        f.dateFormat = date.timeIntervalSince(now) < 6 * 86400 ? "EEE HH:mm" : "yyyy-MM-dd HH:mm"
-        return f.string(from: date)
+        let c = Zones.civil(at: date, in: zone)
+        return (date.timeIntervalSince(now) < 6 * 86400 ? c.weekdayName : c.date) + " " + c.hourMinute
     }
 
     func clock(_ date: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = zone
-        f.dateFormat = abs(date.timeIntervalSince(now)) < 86400 ? "HH:mm" : "yyyy-MM-dd HH:mm"
-        return f.string(from: date)
+        let c = Zones.civil(at: date, in: zone)
+        return abs(date.timeIntervalSince(now)) < 86400 ? c.hourMinute : c.date + " " + c.hourMinute
     }
 
     /// What `list --json` and `export` print: the store format, plus each alarm's next ring.

@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmDaemon
 import ArgumentParser
 import Foundation
 
@@ -36,8 +37,8 @@ struct Preview: ParsableCommand {
         let text = expression.joined(separator: " ")
         let expr: CalendarExpression
         do { expr = try CalendarExpression(text) } catch { throw CLIError(error) }
-        let systemZone: TimeZone
-        do { systemZone = try zone.map { try Zones.zone(named: $0) } ?? TimeZone.current } catch { throw CLIError(error) }
+        let systemZone: Zone
+        do { systemZone = try zone.map { try Zones.zone(named: $0) } ?? SystemZone.current(Configuration()) } catch { throw CLIError(error) }
         var start = Date()
         if let after {
             guard let parsed = RFC3339.parse(after) else {

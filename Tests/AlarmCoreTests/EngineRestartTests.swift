@@ -218,7 +218,7 @@ import Testing
         let back = try JSONDecoder().decode(HistoryEntry.self, from: JSONEncoder().encode(e))
         #expect(back.scheduled == e.scheduled && back.started == e.started && back.ended == e.ended)
         #expect(back.outcome == .stopped && back.reason == e.reason && back.sound == "default")
-        #expect(back.zone.secondsFromGMT() == 7200)
+        #expect(back.zone.secondsFromGMT(for: back.scheduled) == 7200)
     }
 
     @Test func missedEntryHasNullStartedAndEnded() throws {

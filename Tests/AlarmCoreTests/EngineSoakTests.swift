@@ -26,7 +26,7 @@ struct SeededRandom: RandomNumberGenerator {
     struct Key: Hashable, CustomStringConvertible {
         var alarm: String
         var at: Date
-        var description: String { "\(alarm)@\(RFC3339.format(at, in: TimeZone(identifier: "UTC")!))" }
+        var description: String { "\(alarm)@\(RFC3339.format(at, in: Zone.utc))" }
     }
 
     enum Expect: Equatable {
@@ -42,12 +42,12 @@ struct SeededRandom: RandomNumberGenerator {
         var expected: [Key: Expect] = [:]
 
         /// Time ran continuously from `from` to `to` in `zone` (the daemon was up, no clock set).
-        mutating func ran(from: Date, to: Date, zone: TimeZone) {
+        mutating func ran(from: Date, to: Date, zone: Zone) {
             for (a, t) in occurrences(from: from, to: to, zone: zone) { expect(Key(alarm: a.id, at: t), .onTime) }
         }
 
         /// The clock jumped, or the daemon was down, from `from` to `to`.
-        mutating func skipped(from: Date, to: Date, zone: TimeZone) {
+        mutating func skipped(from: Date, to: Date, zone: Zone) {
             for (a, t) in occurrences(from: from, to: to, zone: zone) {
                 let late = to.timeIntervalSince(t)
                 expect(Key(alarm: a.id, at: t), late > settings.grace ? .missed : .late(late > 0))
@@ -60,7 +60,7 @@ struct SeededRandom: RandomNumberGenerator {
         }
 
         /// Occurrences in (max(from, reached), to]: what lies before `reached` was handled already.
-        private func occurrences(from: Date, to: Date, zone: TimeZone) -> [(Alarm, Date)] {
+        private func occurrences(from: Date, to: Date, zone: Zone) -> [(Alarm, Date)] {
             var out: [(Alarm, Date)] = []
             let start = max(from, reached)
             guard start < to else { return out }
@@ -110,14 +110,14 @@ struct SeededRandom: RandomNumberGenerator {
 
         var trace: [String] = []
         func note(_ what: String, _ rig: Rig) {
-            trace.append("\(RFC3339.format(rig.now, in: TimeZone(identifier: "UTC")!)) \(rig.zone.identifier): \(what)")
+            trace.append("\(RFC3339.format(rig.now, in: Zone.utc)) \(rig.zone.identifier): \(what)")
         }
         while rig.now < end {
             steps += 1
             let h0 = rig.history.count, r0 = rig.rings.count
             let from = rig.now
             let (_, roll) = try Self.step(&rig, &book, &z, &rng, zones: Self.zones)
-            note("from \(RFC3339.format(from, in: TimeZone(identifier: "UTC")!)) roll \(roll) rings \(rig.rings[r0...].map { "\($0.alarm ?? "-")@\($0.scheduled)" }) history \(rig.history[h0...].map { "\($0.alarm ?? "-")@\($0.scheduled) \($0.outcome)" })", rig)
+            note("from \(RFC3339.format(from, in: Zone.utc)) roll \(roll) rings \(rig.rings[r0...].map { "\($0.alarm ?? "-")@\($0.scheduled)" }) history \(rig.history[h0...].map { "\($0.alarm ?? "-")@\($0.scheduled) \($0.outcome)" })", rig)
         }
         if ProcessInfo.processInfo.environment["SOAK_TRACE"] == "\(seed)" { print(trace.joined(separator: "\n")) }
         if rig.playing != nil { rig.send(.stop) }
@@ -133,7 +133,7 @@ struct SeededRandom: RandomNumberGenerator {
     /// the daemon restarts through JSON, the store is reloaded, or someone rings now. Returns the
     /// step and the roll that chose it.
     static func step(
-        _ rig: inout Rig, _ book: inout Bookkeeper, _ z: inout TimeZone, _ rng: inout SeededRandom, zones: [String],
+        _ rig: inout Rig, _ book: inout Bookkeeper, _ z: inout Zone, _ rng: inout SeededRandom, zones: [String],
         idleUpTo: Double = 0.75, idleMax: Int = 8 * 3600
     ) throws -> (Step, Double) {
         let roll = Double.random(in: 0..<1, using: &rng)

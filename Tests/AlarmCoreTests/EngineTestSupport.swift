@@ -12,7 +12,7 @@ func at(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> Da
     return d
 }
 
-func zone(_ name: String) -> TimeZone { TimeZone(identifier: name)! }
+func zone(_ name: String) -> Zone { Zone(identifier: name)! }
 
 func alarm(_ id: String, _ expr: String, once: Bool = false, skipNext: Bool = false, snooze: TimeInterval? = nil,
            ring: TimeInterval? = nil, sound: String? = nil, volume: Int? = nil, created: Date? = nil) throws -> Alarm {
@@ -29,7 +29,7 @@ func instantAlarm(_ id: String, _ when: Date, created: Date? = nil) -> Alarm {
 struct Rig {
     var engine: Engine
     var now: Date
-    var zone: TimeZone
+    var zone: Zone
     var store: [Alarm]
     var history: [HistoryEntry] = []
     /// Every `startRinging`, in order.
@@ -45,7 +45,7 @@ struct Rig {
     /// The latest `now` the engine has been told (events only: time passing unseen does not count).
     var latestEvent = Date.distantPast
 
-    init(_ alarms: [Alarm], now: Date, zone: TimeZone, settings: EngineSettings = .defaults, saved: EngineState? = nil) {
+    init(_ alarms: [Alarm], now: Date, zone: Zone, settings: EngineSettings = .defaults, saved: EngineState? = nil) {
         engine = Engine(settings: settings)
         self.now = now
         self.zone = zone
@@ -111,7 +111,7 @@ struct Rig {
         send(.clockChanged)
     }
 
-    mutating func changeZone(_ z: TimeZone) {
+    mutating func changeZone(_ z: Zone) {
         zone = z
         send(.zoneChanged)
     }

@@ -176,7 +176,7 @@ struct FormatTests {
         }
         let ny = try Zones.zone(named: "America/New_York")
         #expect(RFC3339.format(RFC3339.parse("2026-03-08T07:30:00Z")!, in: ny) == "2026-03-08T03:30:00-04:00")
-        #expect(RFC3339.format(RFC3339.parse("2026-03-08T07:30:00.123Z")!, in: .gmt, milliseconds: true) == "2026-03-08T07:30:00.123+00:00")
+        #expect(RFC3339.format(RFC3339.parse("2026-03-08T07:30:00.123Z")!, in: .utc, milliseconds: true) == "2026-03-08T07:30:00.123+00:00")
     }
 }
 

@@ -202,7 +202,7 @@ func daily(_ id: String, _ time: String = "07:00", label: String? = nil) throws 
         HistoryEntry(
             alarm: id, scheduled: Date(timeIntervalSince1970: seconds), started: Date(timeIntervalSince1970: seconds + 0.25),
             ended: Date(timeIntervalSince1970: seconds + 60), outcome: outcome, sound: "default", reason: nil, late: false,
-            zone: TimeZone(identifier: "Europe/Berlin")!)
+            zone: Zone(identifier: "Europe/Berlin")!)
     }
 
     @Test func appendedEntriesReadBackAsJSONLines() throws {
