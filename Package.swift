@@ -22,7 +22,7 @@ let package = Package(
         // The pure core: expressions, zones, schedule, engine. No I/O, no clock.
         .target(name: "AlarmCore"),
         // Decoding (libsndfile), clip checks, default tone, ALSA player.
-        .target(name: "AlarmAudio", dependencies: ["AlarmCore", "CAlsa", "CSndfile"]),
+        .target(name: "AlarmAudio", dependencies: ["AlarmCore", "AlarmSystem", "CAlsa", "CSndfile"]),
         // Swift wrappers over Linux calls: timerfd, inotify, FIFO, signals, sd_notify, atomic files, locks.
         .target(name: "AlarmSystem", dependencies: ["CLinux"]),
         // The event loop that feeds AlarmCore and carries out its actions; store; status; history.
@@ -36,13 +36,13 @@ let package = Package(
         // The settings options both executables take, declared once.
         .target(
             name: "AlarmOptions",
-            dependencies: ["AlarmDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["AlarmDaemon", "AlarmSystem", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // Executables: wiring only.
         .executableTarget(
             name: "alarm",
             dependencies: [
-                "AlarmCore", "AlarmAudio", "AlarmDaemon", "AlarmOptions",
+                "AlarmCore", "AlarmAudio", "AlarmDaemon", "AlarmOptions", "AlarmSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(

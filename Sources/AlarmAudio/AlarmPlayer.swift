@@ -1,4 +1,8 @@
-import Foundation
+import AlarmSystem
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// When and where the first frame of a ring was handed to ALSA.
 public struct PlaybackStarted: Sendable {
@@ -38,7 +42,7 @@ public final class AlarmPlayer: @unchecked Sendable {
     private var _pause = 0.5
     private var _retry = 1.0
 
-    private let lock = NSCondition()
+    private let lock = Condition()
     private var stopRequested = false
     private var running = false
     private var summary = PlaybackSummary(device: nil, framesWritten: 0, stoppedByCaller: false)
@@ -48,14 +52,14 @@ public final class AlarmPlayer: @unchecked Sendable {
                 environment: [String: String] = ProcessInfo.processInfo.environment) {
         let configured = device ?? environment["ALARM_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
         self.devices = AlarmPlayer.fallbackList(configured: configured)
-        self.log = log ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        self.log = log ?? { line in StandardError.write(line) }
     }
 
     /// An explicit device list, tried in order (no fallbacks added).
     public init(devices: [String], log: Log? = nil) {
         precondition(!devices.isEmpty)
         self.devices = devices
-        self.log = log ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        self.log = log ?? { line in StandardError.write(line) }
     }
 
     /// The configured device, then `default`, then the first card's `plughw`, without repeats.
@@ -89,7 +93,7 @@ public final class AlarmPlayer: @unchecked Sendable {
         running = true
         summary = PlaybackSummary(device: nil, framesWritten: 0, stoppedByCaller: false)
         lock.unlock()
-        let thread = Thread { [self] in
+        startThread(named: "alarm-player") { [self] in
             var ignored: AlsaError?
             let s = ring(clip, loudness: loudness, loop: true, maxDuration: maxDuration, retryForever: true,
                          onFirstFrame: onFirstFrame, lastError: &ignored, onFailure: onFailure)
@@ -99,8 +103,6 @@ public final class AlarmPlayer: @unchecked Sendable {
             lock.broadcast()
             lock.unlock()
         }
-        thread.name = "alarm-player"
-        thread.start()
     }
 
     /// Silence now: the queued audio is dropped (not drained) and the device closed. Returns when

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The built-in alarm sound, synthesised in code so it can never go missing: four short 880 Hz
 /// beeps (an A5, clear on small speakers) with soft 5 ms edges so they do not click.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import CSndfile
 
 /// What reading one sound file found: its format when the header told it, its length, and either
@@ -111,10 +111,15 @@ public enum SoundDecoder {
         }
     }
 
+    static func hex4(_ v: Int) -> String {
+        let h = String(v, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - h.count)) + h
+    }
+
     /// A description of the data format from our own header walk, for files libsndfile refuses.
     static func headerFormatName(_ l: ContainerLayout) -> String {
         switch l.container {
-        case .wav: String(format: "WAV format tag 0x%04X, %d-bit", l.wavFormatTag, l.wavBitsPerSample)
+        case .wav: "WAV format tag 0x\(Self.hex4(Int(l.wavFormatTag))), \(l.wavBitsPerSample)-bit"
         case .aiff: "PCM \(l.aiffBits)-bit"
         case .aifc: "'\(l.aiffCompression.trimmingSpaces)'"
         case .caf: "'\(l.cafFormatID.trimmingSpaces)'"

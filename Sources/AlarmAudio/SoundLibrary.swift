@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where sounds live, and the only way a sound name becomes a path.
 ///
@@ -36,14 +39,14 @@ public struct SoundLibrary: Sendable {
         let exe = executable ?? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments.first ?? ""
         let fm = FileManager.default
-        var isDir: ObjCBool = false
+        var isDir = false
         var dir = URL(fileURLWithPath: exe).resolvingSymlinksInPath().deletingLastPathComponent()
         let share = dir.deletingLastPathComponent().appendingPathComponent("share/alarm/sounds").standardizedFileURL.path
-        if fm.fileExists(atPath: share, isDirectory: &isDir), isDir.boolValue { return share }
+        if fm.fileExists(atPath: share, isDirectory: &isDir), isDir { return share }
         for _ in 0..<6 {
             let sounds = dir.appendingPathComponent("Sounds").path
             if fm.fileExists(atPath: dir.appendingPathComponent("Package.swift").path),
-                fm.fileExists(atPath: sounds, isDirectory: &isDir), isDir.boolValue
+                fm.fileExists(atPath: sounds, isDirectory: &isDir), isDir
             {
                 return sounds
             }
@@ -102,8 +105,8 @@ public struct SoundLibrary: Sendable {
         for dir in directories {
             guard let items = try? FileManager.default.contentsOfDirectory(atPath: dir) else { continue }
             for item in items.sorted() where !item.hasPrefix(".") && !seen.contains(item) {
-                var isDir: ObjCBool = false
-                if FileManager.default.fileExists(atPath: dir + "/" + item, isDirectory: &isDir), isDir.boolValue { continue }
+                var isDir = false
+                if FileManager.default.fileExists(atPath: dir + "/" + item, isDirectory: &isDir), isDir { continue }
                 seen.insert(item)
                 out.append(item)
             }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import AlarmCore
 
 /// Why a named sound is not played. Every case carries the sound's name so the message stands
 /// on its own in a log line or on stderr; `description` is the text a user reads.
@@ -73,9 +74,9 @@ public enum SoundProblem: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// One decimal, unless that would print a length over the limit as "30.0".
     static func formatSeconds(_ s: Double) -> String {
-        let one = String(format: "%.1f", s)
+        let one = Text.fixed(s, 1)
         if s > ClipLimits.maxDuration, Double(one)! <= ClipLimits.maxDuration {
-            return String(format: "%.3f", s)
+            return Text.fixed(s, 3)
         }
         return one
     }

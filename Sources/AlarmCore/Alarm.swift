@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// When an alarm rings: a calendar expression on a wall clock, or one absolute instant.
 public enum AlarmTrigger: Hashable, Sendable {
@@ -114,7 +114,7 @@ public struct Alarm: Hashable, Sendable {
     /// Ids are what users type: letters, digits, `-`, `_`, `.`, 1...64 characters, not starting with `.`.
     public static func validate(id: String) throws {
         let ok = !id.isEmpty && id.count <= 64 && !id.hasPrefix(".")
-            && id.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) && $0.isASCII || "-_.".unicodeScalars.contains($0) }
+            && id.unicodeScalars.allSatisfy { $0.isASCII && (("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
         if !ok {
             throw AlarmError.invalid("alarm id '\(id)' must be 1-64 letters, digits, '-', '_' or '.', not starting with '.'")
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A calendar event in a subset of systemd.time(7) syntax:
 /// `[WEEKDAYS] [[YEAR-]MONTH-DAY] HOUR:MINUTE[:SECOND] [ZONE]`.

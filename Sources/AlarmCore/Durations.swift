@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Durations as users type them: `90s`, `9m`, `1h30m`, `2d`, `1h 30m`.
 public enum Durations {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The ring engine: a value that takes events and returns the actions its driver performs, in the
 /// manner of swift-service-lifecycle's state machines. No clock, no I/O: `now` comes with every

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Actions collected during one event, emitted in a fixed order: stop the sound first (stop
 /// latency), persist before anything that could be lost in a crash, then history and store

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Something that happened, with the instant it happened at and the system zone then. The engine
 /// never reads a clock: `now` is the only time it knows.

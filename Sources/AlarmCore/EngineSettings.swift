@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The defaults an alarm falls back to when it leaves a setting nil, and the engine's own
 /// tolerances. The daemon reads these from its config file; alarm fields override them.

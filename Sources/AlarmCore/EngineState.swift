@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One occurrence of one alarm: the alarm's id (nil for a manual `ring`) and its instant.
 public struct Occurrence: Hashable, Sendable, Codable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What `status.json` shows: the engine's state now and the next ring.
 ///

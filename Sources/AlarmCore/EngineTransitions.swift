@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // The engine's transitions. Each takes the event's `now` and records actions in `fx`.
 extension Engine {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How a ring episode ended, or why an occurrence never rang.
 public enum RingOutcome: String, Codable, Sendable {
@@ -107,7 +107,7 @@ enum TimestampCoding {
     /// A fixed-offset zone from a timestamp's `Z` or `±HH:MM` suffix (UTC if unreadable).
     static func zone(of text: String) -> Zone {
         let utc = Zone.utc
-        let s = Array(text.trimmingCharacters(in: .whitespaces).utf8)
+        let s = Array(text.trimmingBlanks().utf8)
         guard s.count >= 6 else { return utc }
         let tail = Array(s.suffix(6))
         guard tail[0] == UInt8(ascii: "+") || tail[0] == UInt8(ascii: "-"), tail[3] == UInt8(ascii: ":") else { return utc }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Remembers each alarm's next ring, so that an event costs the engine a dictionary look-up per

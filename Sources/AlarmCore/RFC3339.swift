@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// RFC 3339 timestamps with the offset in force in a zone at that instant:
 /// `2026-03-08T03:30:00-04:00`. No `DateFormatter`: its caching and locale rules are not ours.
@@ -11,11 +11,11 @@ public enum RFC3339 {
         var s = CivilTime(localSeconds: whole + offset).description
         if milliseconds {
             let ms = Int(((t - TimeInterval(whole)) * 1000).rounded()) % 1000
-            s += "." + String(format: "%03d", ms)
+            s += "." + Text.zeroPadded(ms, 3)
         }
         let sign = offset < 0 ? "-" : "+"
         let a = abs(offset)
-        return s + String(format: "%@%02d:%02d", sign, Int(a / 3600), Int(a % 3600 / 60))
+        return s + sign + Text.zeroPadded(Int(a / 3600), 2) + ":" + Text.zeroPadded(Int(a % 3600 / 60), 2)
     }
 
     /// Parses `YYYY-MM-DDTHH:MM[:SS[.frac]](Z|±HH:MM)`; `T` may be a space, letters any case.

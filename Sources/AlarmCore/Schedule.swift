@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// When a calendar expression rings: pure functions, no clock and no I/O inside.
 public enum Schedule {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A time zone's rules, from a TZif file (the system's tz database) or a POSIX TZ rule: which
 /// UTC offset, abbreviation and daylight flag are in force at an instant, and when they change.
@@ -46,8 +46,8 @@ public struct Zone: Sendable, Hashable, CustomStringConvertible {
         let a = abs(seconds)
         var name = "GMT"
         if seconds != 0 {
-            name += (seconds < 0 ? "-" : "+") + String(format: "%02d%02d", a / 3600, a % 3600 / 60)
-            if a % 60 != 0 { name += String(format: "%02d", a % 60) }
+            name += (seconds < 0 ? "-" : "+") + Text.zeroPadded(a / 3600, 2) + Text.zeroPadded(a % 3600 / 60, 2)
+            if a % 60 != 0 { name += Text.zeroPadded(a % 60, 2) }
         }
         self.init(identifier: name, rules: ZoneRules(fixed: Int32(seconds), abbreviation: name))
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The system's tz database: a directory of TZif files (`/usr/share/zoneinfo`, or `TZDIR`).
 ///
@@ -18,7 +18,7 @@ public final class ZoneDatabase: @unchecked Sendable {
     static let notZones: Set<String> = ["posix", "right", "posixrules", "localtime"]
 
     public let directory: String
-    private let lock = NSLock()
+    private let lock = Lock()
     private var zones: [String: Zone] = [:]
     private var lowercased: [String: String]?
 
@@ -34,7 +34,7 @@ public final class ZoneDatabase: @unchecked Sendable {
     /// The zone `name` names. Throws `ZoneError.unknown` for a name that is not a zone here and
     /// `ZoneError.unusable` for a zone file that is corrupt.
     public func zone(named name: String) throws -> Zone {
-        let key = name.trimmingCharacters(in: .whitespaces)
+        let key = name.trimmingBlanks()
         if let z = cached(key) { return z }
         let spelled = try canonicalName(name)
         if let z = cached(spelled) { return remember(z, as: key) }
@@ -60,7 +60,7 @@ public final class ZoneDatabase: @unchecked Sendable {
 
     /// The spelling of `name` on disk (or of the UTC alias it is); throws `ZoneError.unknown`.
     public func canonicalName(_ name: String) throws -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        let trimmed = name.trimmingBlanks()
         guard Self.acceptable(trimmed) else { throw ZoneError.unknown(name) }
         let lower = trimmed.lowercased()
         if lower == "utc" { return "UTC" }

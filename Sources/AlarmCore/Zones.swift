@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Looking up IANA zones and mapping wall-clock times to instants in them.
 ///
@@ -116,7 +116,7 @@ public enum ZoneError: Error, Equatable, CustomStringConvertible {
 
 /// The zones adopted by `Zones.adopt`, by identifier.
 private final class AdoptedZones: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var zones: [String: Zone] = [:]
 
     func set(_ zone: Zone) {

@@ -1,6 +1,6 @@
 import AlarmCore
 import AlarmSystem
-import Foundation
+import FoundationEssentials
 
 /// A file in the state directory that cannot be used as it is. The file is left untouched.
 public struct StoreError: Error, Equatable, CustomStringConvertible {
@@ -203,8 +203,7 @@ enum JSONProblem {
         }
         switch e {
         case .dataCorrupted(let c):
-            let under = (c.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return (under ?? c.debugDescription) + at(c.codingPath)
+            return c.debugDescription + at(c.codingPath)
         case .keyNotFound(let k, let c): return "missing key '\(k.stringValue)'" + at(c.codingPath)
         case .typeMismatch(_, let c), .valueNotFound(_, let c): return c.debugDescription + at(c.codingPath)
         @unknown default: return "\(error)"

@@ -1,5 +1,6 @@
 import AlarmCore
-import Foundation
+import AlarmSystem
+import FoundationEssentials
 
 /// Where things live and the defaults alarms fall back on. Both programs resolve it the same
 /// way, each setting from the first of: a command-line flag, an environment variable, the config
@@ -109,23 +110,21 @@ public struct Configuration: Equatable, Sendable {
     /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, fade_in,
     /// grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime.
     mutating func apply(file path: String) throws {
-        // Through a file handle: Foundation's String(contentsOfFile:) refuses /dev/null.
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        // Plain open and read: /dev/null (no config) works too.
+        guard let bytes = try? AtomicFile.read(path) else {
             throw ConfigurationError(path: path, line: nil, message: "cannot be opened for reading")
         }
-        defer { try? handle.close() }
-        let data = (try? handle.readToEnd()) ?? Data()
-        guard data.count <= 64 * 1024, let text = String(data: data, encoding: .utf8) else {
+        guard bytes.count <= 64 * 1024, let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigurationError(path: path, line: nil, message: "is not a UTF-8 text file of at most 64 KiB")
         }
         for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimmingBlanks()
             if trimmed.isEmpty { continue }
-            let parts = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingBlanks() }
             func fail(_ m: String) -> ConfigurationError { ConfigurationError(path: path, line: n + 1, message: m) }
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { throw fail("expected 'key = value', found '\(trimmed)'") }
-            let (key, value) = (parts[0].lowercased().replacingOccurrences(of: "-", with: "_"), parts[1])
+            let (key, value) = (parts[0].lowercased().replacing("-", with: "_"), parts[1])
             func duration() throws -> TimeInterval {
                 do { return try Durations.parse(value) } catch { throw fail("\(key): \(error)") }
             }

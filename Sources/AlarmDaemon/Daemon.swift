@@ -1,8 +1,11 @@
 import AlarmAudio
 import AlarmCore
 import AlarmSystem
-import Foundation
+import FoundationEssentials
 import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The event loop: it turns what happens (timer, clock set, zone file replaced, store changed,
 /// FIFO lines, signals, the player's first frame) into engine events, and carries out the
@@ -95,7 +98,7 @@ public final class Daemon {
             zoneDataPath = nil
             return
         }
-        let path = (named as NSString).resolvingSymlinksInPath
+        let path = URL(fileURLWithPath: named).resolvingSymlinksInPath().path
         guard path != zoneDataPath else { return }
         do {
             _ = try files.watch(file: path)
@@ -401,7 +404,7 @@ final class Inbox: @unchecked Sendable {
         var at: Date
         var generation: Int
     }
-    private let lock = NSLock()
+    private let lock = Lock()
     private var items: [Posted] = []
 
     func post(_ kind: EngineEvent.Kind, at: Date, generation: Int) {

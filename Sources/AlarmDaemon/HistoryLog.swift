@@ -1,6 +1,6 @@
 import AlarmCore
 import AlarmSystem
-import Foundation
+import FoundationEssentials
 
 /// History as JSON Lines in `<state-dir>/history.jsonl`: one `HistoryEntry` object per line,
 /// oldest first.

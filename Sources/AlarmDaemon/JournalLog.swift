@@ -1,4 +1,5 @@
-import Foundation
+import AlarmSystem
+import FoundationEssentials
 import Logging
 
 /// A swift-log handler that writes one line per message to stderr with a syslog priority
@@ -31,6 +32,6 @@ public struct JournalLogHandler: LogHandler {
         let all = metadata.merging(event.metadata ?? [:]) { $1 }
         if !all.isEmpty { text += " " + all.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ") }
         // One write per line, so lines from the player thread never interleave mid-line.
-        FileHandle.standardError.write(Data((text.replacingOccurrences(of: "\n", with: " ") + "\n").utf8))
+        StandardError.write(String(text.map { $0 == "\n" ? " " : $0 }))
     }
 }

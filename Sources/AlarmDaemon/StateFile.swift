@@ -1,6 +1,6 @@
 import AlarmCore
 import AlarmSystem
-import Foundation
+import FoundationEssentials
 
 /// The engine's persistent state in `<state-dir>/state.json`, rewritten atomically whenever the
 /// engine asks (`persistState`). Only the daemon writes it.

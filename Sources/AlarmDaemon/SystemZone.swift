@@ -1,5 +1,5 @@
 import AlarmCore
-import Foundation
+import FoundationEssentials
 
 /// The system's zone, read the way the daemon watches it: from the zone file (`/etc/localtime`,
 /// or the `--localtime` / `ALARM_LOCALTIME` setting), a symlink into a zoneinfo tree as on
@@ -36,8 +36,8 @@ public enum SystemZone {
         var current = path
         for _ in 0..<8 {
             guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return nil }
-            let absolute = target.hasPrefix("/") ? target : (current as NSString).deletingLastPathComponent + "/" + target
-            if let r = absolute.range(of: "zoneinfo/", options: .backwards) {
+            let absolute = target.hasPrefix("/") ? target : URL(fileURLWithPath: current).deletingLastPathComponent().path + "/" + target
+            if let r = absolute.ranges(of: "zoneinfo/").last {
                 var name = String(absolute[r.upperBound...])
                 for prefix in ["posix/", "right/"] where name.hasPrefix(prefix) { name.removeFirst(prefix.count) }
                 if let zone = try? Zones.zone(named: name) { return zone }
@@ -50,7 +50,7 @@ public enum SystemZone {
     /// A zone file that is a regular file (or a link to one outside any zoneinfo tree): its own
     /// rules. Nil when it cannot be read or is not a TZif file.
     public static func copied(_ path: String) -> Zone? {
-        let name = (path as NSString).lastPathComponent
+        let name = URL(fileURLWithPath: path).lastPathComponent
         guard let zone = try? Zone(identifier: name.isEmpty ? "localtime" : name, contentsOfFile: path) else { return nil }
         Zones.adopt(zone)
         return zone

@@ -1,6 +1,7 @@
 import AlarmDaemon
 import ArgumentParser
-import Foundation
+import AlarmSystem
+import FoundationEssentials
 
 /// The settings `alarm` and `alarmd` share, declared once: flag, then environment variable, then
 /// the config file, then the default (see `Configuration`).
@@ -34,7 +35,7 @@ public struct SettingsOptions: ParsableArguments {
     /// config file is a warning, not a reason to leave an alarm ringing.
     public func lenientConfiguration() -> Configuration {
         let (config, problem) = Configuration.resolveLeniently(flags: flags)
-        if let problem { FileHandle.standardError.write(Data("warning: \(problem); using the other settings\n".utf8)) }
+        if let problem { StandardError.write("warning: \(problem); using the other settings") }
         return config
     }
 

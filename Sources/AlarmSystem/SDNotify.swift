@@ -1,5 +1,5 @@
 import CLinux
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// systemd's readiness and watchdog protocol, without libsystemd: datagrams of `KEY=value` lines
@@ -93,7 +93,7 @@ public struct SDNotify: Sendable {
     }
 
     static func oneLine(_ text: String) -> String {
-        text.replacingOccurrences(of: "\n", with: " ")
+        String(text.map { $0 == "\n" ? " " : $0 })
     }
 
     /// `sockaddr_un` for a path (NUL-terminated) or an `@name` (abstract: a leading NUL byte, and

@@ -1,5 +1,5 @@
 import CLinux
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// One absolute `CLOCK_REALTIME` timer as a file descriptor, the way systemd's timer.c sleeps

@@ -3,7 +3,7 @@ import AlarmAudio
 import AlarmCore
 import AlarmDaemon
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// `alarm add`: a calendar expression, or an instant (`--in`, `--at`). Adding an existing id
 /// replaces that alarm (the seeds' identifier semantics).

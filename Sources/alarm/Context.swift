@@ -1,7 +1,8 @@
+import AlarmSystem
 import AlarmOptions
 import AlarmCore
 import AlarmDaemon
-import Foundation
+import FoundationEssentials
 
 /// What every subcommand works with: the settings, the store, the system zone and "now".
 struct Context {
@@ -44,5 +45,5 @@ struct Context {
 }
 
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    StandardError.write(text)
 }

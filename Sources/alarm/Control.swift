@@ -1,8 +1,9 @@
+import Glibc
 import AlarmOptions
 import AlarmCore
 import AlarmSystem
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// Writes one line to alarmd's FIFO, then waits up to 2 s for status.json to show the effect.
 /// Never blocks on the FIFO: with no daemon it fails at once.

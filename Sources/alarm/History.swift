@@ -2,7 +2,7 @@ import AlarmOptions
 import AlarmCore
 import AlarmDaemon
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// `alarm history`: one entry per ring, newest last.
 struct History: ParsableCommand {

@@ -1,7 +1,8 @@
+import AlarmSystem
 import AlarmOptions
 import AlarmCore
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// `alarm import FILE`: adds every alarm of a `list --json` / `export` file; ids already
 /// stored are replaced. All or nothing: a bad file changes nothing.
@@ -17,8 +18,8 @@ struct Import: ParsableCommand {
         let ctx = try Context(options)
         let data: Data
         do {
-            data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
-        } catch { throw CLIError("cannot read \(file): \(error.localizedDescription)") }
+            data = Data(try AtomicFile.read(file == "-" ? "/dev/stdin" : file) ?? { throw CLIError("cannot read \(file): no such file") }())
+        } catch let error as CLIError { throw error } catch { throw CLIError("cannot read \(file): \(error)") }
         let incoming: [Alarm]
         do { incoming = try JSONDecoder().decode([Alarm].self, from: data) } catch {
             throw CLIError("\(file) is not an alarm list (the format of alarm list --json): \(error)")

@@ -1,7 +1,7 @@
 import AlarmOptions
 import AlarmCore
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// `alarm list`: every alarm with its next ring. `--json` is the import/export format.
 struct List: ParsableCommand {
@@ -58,8 +58,8 @@ func printTable(_ rows: [[String]]) {
     for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
     for row in rows {
         let line = row.enumerated().map { i, cell in
-            i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+            i == row.count - 1 ? cell : Text.padded(cell, widths[i])
         }.joined(separator: "  ")
-        print(line.trimmingCharacters(in: .whitespaces))
+        print(line.trimmingBlanks())
     }
 }

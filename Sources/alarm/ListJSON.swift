@@ -1,5 +1,5 @@
 import AlarmCore
-import Foundation
+import FoundationEssentials
 
 extension Context {
     /// What `list --json` and `export` print: the store format, plus each alarm's next ring.

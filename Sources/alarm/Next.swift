@@ -1,7 +1,7 @@
 import AlarmOptions
 import AlarmCore
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// `alarm next`: when the next alarm rings, for people ("in 7 h 12 min").
 struct Next: ParsableCommand {
@@ -20,8 +20,11 @@ struct Next: ParsableCommand {
             return
         }
         if json {
-            let object: [String: Any] = ["id": alarm.id, "at": ctx.rfc3339(at, for: alarm), "in": Int(at.timeIntervalSince(ctx.now).rounded(.up))]
-            print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self))
+            struct Next: Encodable { let id: String, at: String, `in`: Int }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let next = Next(id: alarm.id, at: ctx.rfc3339(at, for: alarm), in: Int(at.timeIntervalSince(ctx.now).rounded(.up)))
+            print(String(decoding: try encoder.encode(next), as: UTF8.self))
         } else {
             print("\(alarm.id) in \(Durations.spoken(at.timeIntervalSince(ctx.now))) (\(ctx.short(at)), \(ctx.rfc3339(at, for: alarm)))")
         }

@@ -1,6 +1,8 @@
+import Glibc
+import AlarmSystem
 import AlarmAudio
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -80,5 +82,5 @@ struct Play: ParsableCommand {
 }
 
 func stderr(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    StandardError.write(line)
 }

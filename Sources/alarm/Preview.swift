@@ -1,7 +1,7 @@
 import AlarmCore
 import AlarmDaemon
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// `alarm preview`: the next rings of an expression, so users can check an alarm before they
 /// trust it (our answer to `systemd-analyze calendar`).
@@ -49,8 +49,9 @@ struct Preview: ParsableCommand {
         let shown = expr.zone.flatMap { try? Zones.zone(named: $0) } ?? systemZone
         let rings = Schedule.upcoming(expr, after: start, in: systemZone, count: count).map { RFC3339.format($0, in: shown) }
         if json {
-            let data = try JSONSerialization.data(withJSONObject: rings, options: [.prettyPrinted, .withoutEscapingSlashes])
-            print(String(decoding: data, as: UTF8.self))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(rings), as: UTF8.self))
         } else {
             for r in rings { print(r) }
         }

@@ -1,6 +1,7 @@
+import AlarmCore
 import AlarmAudio
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 struct Sounds: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -29,13 +30,13 @@ struct Sounds: ParsableCommand {
         for e in entries {
             rows.append([
                 e.name, e.container ?? "-", e.format ?? "-", e.channels.map(String.init) ?? "-",
-                e.rate.map(String.init) ?? "-", e.duration.map { String(format: "%.2f s", $0) } ?? "-",
+                e.rate.map(String.init) ?? "-", e.duration.map { Text.fixed($0, 2) + " s" } ?? "-",
                 e.playable ? "yes" : "no: " + (e.reason ?? ""),
             ])
         }
         let widths = (0..<6).map { c in rows.map { $0[c].count }.max()! }
         for r in rows {
-            print((0..<6).map { r[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ") + "  " + r[6])
+            print((0..<6).map { Text.padded(r[$0], widths[$0]) }.joined(separator: "  ") + "  " + r[6])
         }
     }
 }

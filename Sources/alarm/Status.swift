@@ -2,7 +2,7 @@ import AlarmOptions
 import AlarmCore
 import AlarmSystem
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// `alarm status`: what alarmd is doing, from its status.json, and whether it is running.
 struct Status: ParsableCommand {
@@ -23,9 +23,12 @@ struct Status: ParsableCommand {
         }
         let raw = try? Data(contentsOf: URL(fileURLWithPath: ctx.config.statusPath))
         if json {
-            var object = (raw.flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]) ?? [:]
-            object["running"] = running
-            print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]), as: UTF8.self))
+            var object: [String: JSONValue] = [:]
+            if let raw, case .object(let o)? = try? JSONDecoder().decode(JSONValue.self, from: raw) { object = o }
+            object["running"] = .bool(running)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(object), as: UTF8.self))
         } else if !running {
             print(why ?? "alarmd is not running")
         } else if let status = readStatus(ctx) {

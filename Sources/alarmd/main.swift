@@ -2,7 +2,7 @@ import AlarmDaemon
 import AlarmOptions
 import AlarmSystem
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// `alarmd`: the alarm clock daemon. Wiring only: settings → `Daemon` → run.

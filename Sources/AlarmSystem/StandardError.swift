@@ -1,0 +1,20 @@
+import Glibc
+
+/// Lines on standard error, each with one `write(2)` (retried on EINTR and short writes), so that
+/// lines from two threads never interleave mid-line. Foundation's `FileHandle` is not used: it
+/// needs full Foundation, and with it ICU.
+public enum StandardError {
+    /// Writes `line` and a newline. Errors are ignored: there is nowhere left to report them.
+    ///
+    /// The corresponding C function is `write`.
+    public static func write(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+}
