@@ -7,13 +7,13 @@ import Synchronization
 ///
 /// Why it is safe: if the first ring strictly after `from` is `at`, then the first ring strictly
 /// after any `x` in `[from, at)` is `at` too (no ring lies between). An entry answers only for
-/// the same trigger and, for floating alarms, the same system zone; `clear()` drops everything
-/// when zone rules may have changed (a zone event). Results never depend on the memo, only the
-/// cost does, so copies of an engine may share one.
+/// the same trigger and, for floating alarms, the same system zone (name and rules); `clear()`
+/// drops everything when a pinned zone's rules may have changed too (a zone event). Results
+/// never depend on the memo, only the cost does, so copies of an engine may share one.
 final class NextRingMemo: Sendable {
     private struct Entry {
         var trigger: AlarmTrigger
-        var zone: String?
+        var zone: Zone?
         var from: Date
         var at: Date?
     }
@@ -23,7 +23,8 @@ final class NextRingMemo: Sendable {
     /// The first ring of `alarm` strictly after `after`, skip flags not applied.
     func next(_ alarm: Alarm, after: Date, zone: Zone) -> Date? {
         guard case .calendar(let expr) = alarm.trigger else { return alarm.nextRing(after: after, systemZone: zone) }
-        let zoneKey = expr.zone == nil ? zone.identifier : nil
+        // Floating alarms: the system zone, rules included (a tzdata update keeps the name).
+        let zoneKey = expr.zone == nil ? zone : nil
         let hit: Date?? = entries.withLock { map in
             guard let e = map[alarm.id], e.trigger == alarm.trigger, e.zone == zoneKey, e.from <= after else { return nil }
             if let at = e.at { return after < at ? .some(at) : nil }
