@@ -347,7 +347,7 @@ sc_card() {
     history_of nocard > "$D/history.jsonl"
     journal_since "$(head -1 "$D/events" | cut -d' ' -f1)" > "$D/journal.txt"
     grep -q 'plughw:CARD=Loopback,DEV=0' "$D/journal.txt" || fail "the journal does not name the configured device's failure"
-    grep -q 'trying the next device' "$D/journal.txt" || fail "the journal does not show the fallback to the next device"
+    grep -q "ALSA device 'default'" "$D/journal.txt" || fail "the journal does not show the fallback to the device 'default'"
     grep -q 'playback failed' "$D/journal.txt" || fail "the journal does not say that playback failed"
     grep -q '"outcome" *: *"failed"' "$D/history.jsonl" || fail "the history does not record the failed ring: $(cat "$D/history.jsonl")"
     ev plug-cmd
