@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "alarm", targets: ["alarm"]),
         .executable(name: "alarmd", targets: ["alarmd"]),
+        // What the package ships: alarm and alarmd in one binary, chosen by the name it is run as.
+        .executable(name: "alarm-multicall", targets: ["AlarmMultiCall"]),
         .executable(name: "alarm-bench", targets: ["AlarmBench"]),
     ],
     dependencies: [
@@ -38,19 +40,25 @@ let package = Package(
             name: "AlarmOptions",
             dependencies: ["AlarmDaemon", "AlarmSystem", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
-        // Executables: wiring only.
-        .executableTarget(
-            name: "alarm",
+        // The two programs as libraries, so that both the single executables and the multi-call
+        // binary can run them.
+        .target(
+            name: "AlarmCLI",
             dependencies: [
                 "AlarmCore", "AlarmAudio", "AlarmDaemon", "AlarmOptions", "AlarmSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        .executableTarget(
-            name: "alarmd",
+        .target(
+            name: "AlarmdCommand",
             dependencies: [
                 "AlarmDaemon", "AlarmOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+
+        // Executables: wiring only.
+        .executableTarget(name: "alarm", dependencies: ["AlarmCLI"]),
+        .executableTarget(name: "alarmd", dependencies: ["AlarmdCommand"]),
+        .executableTarget(name: "AlarmMultiCall", dependencies: ["AlarmCLI", "AlarmdCommand"]),
         .executableTarget(name: "AlarmBench", dependencies: ["AlarmCore", "AlarmAudio", "AlarmDaemon"]),
 
         .testTarget(name: "AlarmCoreTests", dependencies: ["AlarmCore"]),

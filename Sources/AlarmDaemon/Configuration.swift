@@ -38,6 +38,9 @@ public struct Configuration: Equatable, Sendable {
     public var alarmsPath: String { stateDir + "/alarms.json" }
     public var fifoPath: String { runtimeDir + "/control" }
     public var statusPath: String { runtimeDir + "/status.json" }
+    /// Held (flock) by the running alarmd: one daemon per runtime directory, and the sign that
+    /// one runs for a user who may not write the FIFO (`alarm status`).
+    public var daemonLockPath: String { runtimeDir + "/alarmd.lock" }
 
     /// Values given on the command line; nil where the flag was not given.
     public struct Flags: Sendable {

@@ -60,7 +60,7 @@ public final class Daemon {
         try Directories.create(config.stateDir, mode: 0o770)
         try Directories.create(config.runtimeDir, mode: 0o750)
         do {
-            instanceLock = try FileLock(path: config.runtimeDir + "/alarmd.lock", timeout: 0)
+            instanceLock = try FileLock(path: config.daemonLockPath, timeout: 0)
         } catch is LockTimeout {
             throw DaemonError("another alarmd is already running with runtime directory \(config.runtimeDir)")
         }
@@ -360,7 +360,7 @@ public final class Daemon {
     private func publish(_ status: EngineStatus) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        try AtomicFile.write(Array(try encoder.encode(status)) + [10], to: config.statusPath, permissions: 0o644)
+        try AtomicFile.write(Array(try encoder.encode(status)) + [10], to: config.statusPath, permissions: 0o644, ignoringUmask: true)
         lastStatus = status
         try? notify.status(notifyStatus())
     }

@@ -35,3 +35,33 @@ public enum Accounts {
         }
     }
 }
+
+extension Accounts {
+    /// The name of the group with this id, or nil when there is none (or it cannot be looked up).
+    /// The corresponding C function is `getgrgid_r`.
+    public static func groupName(id: UInt32) -> String? {
+        var size = 1024
+        while size <= 1 << 20 {
+            var group = Glibc.group()
+            var result: UnsafeMutablePointer<Glibc.group>?
+            var buffer = [CChar](repeating: 0, count: size)
+            let rc = getgrgid_r(gid_t(id), &group, &buffer, size, &result)
+            if rc == ERANGE { size *= 4; continue }
+            guard rc == 0, result != nil, let name = group.gr_name else { return nil }
+            return String(cString: name)
+        }
+        return nil
+    }
+
+    /// The name of the user running this process (for messages), or its uid as text.
+    /// The corresponding C function is `getpwuid_r`.
+    public static func currentUserName() -> String {
+        var user = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(geteuid(), &user, &buffer, buffer.count, &result) == 0, result != nil, let name = user.pw_name else {
+            return "\(geteuid())"
+        }
+        return String(cString: name)
+    }
+}

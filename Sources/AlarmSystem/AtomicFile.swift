@@ -30,12 +30,17 @@ public enum AtomicFile {
     /// fsyncs it, renames it over `path`, then fsyncs the directory so the rename itself is
     /// durable. On failure the old file is untouched and the temporary file removed.
     ///
-    /// The corresponding C functions are `open`, `write`, `fsync`, `rename` and `close`.
-    public static func write(_ bytes: [UInt8], to path: String, permissions: UInt32 = 0o644) throws {
+    /// The new file gets `permissions` less the process's umask, or exactly `permissions` when
+    /// `ignoringUmask` is set: a file meant for every user (alarmd's status.json, 0644) stays
+    /// readable even in a daemon whose umask keeps its other files from the world.
+    ///
+    /// The corresponding C functions are `open`, `fchmod`, `write`, `fsync`, `rename` and `close`.
+    public static func write(_ bytes: [UInt8], to path: String, permissions: UInt32 = 0o644, ignoringUmask: Bool = false) throws {
         let dir = directory(of: path)
         let temp = dir + "/." + baseName(of: path) + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = try valueOrErrno("open \(temp)") { open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions) }
         do {
+            if ignoringUmask { try valueOrErrno("fchmod \(temp)") { fchmod(fd, mode_t(permissions)) } }
             try writeAll(fd, bytes, path: temp)
             try valueOrErrno("fsync \(temp)") { fsync(fd) }
             try valueOrErrno("close \(temp)") { close(fd) }

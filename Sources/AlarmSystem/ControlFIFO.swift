@@ -11,8 +11,9 @@ public enum ControlFIFOError: Error, Equatable, CustomStringConvertible {
     case daemonNotRunning(path: String)
     /// Nothing at the path (ENOENT).
     case missing(path: String)
-    /// Not allowed to open the FIFO for writing (EACCES).
-    case permissionDenied(path: String)
+    /// Not allowed to open the FIFO for writing (EACCES). `group`: the name of the FIFO's group,
+    /// whose members may write it, when it can be told.
+    case permissionDenied(path: String, group: String?)
     /// The FIFO is full (EAGAIN): the daemon is alive but not reading.
     case busy(path: String)
     /// The FIFO's group could not be set (EPERM): an unprivileged owner may only give a file to a
@@ -33,8 +34,11 @@ public enum ControlFIFOError: Error, Equatable, CustomStringConvertible {
             return "alarmd is not running (nobody is reading \(path))"
         case .missing(let path):
             return "alarmd is not running (no control FIFO at \(path); check --runtime-dir / ALARM_RUNTIME_DIR)"
-        case .permissionDenied(let path):
-            return "not allowed to write \(path): join the group that owns it, or use sudo"
+        case .permissionDenied(let path, let group?):
+            return "permission denied: you are not in group '\(group)', whose members may write \(path) (snooze, stop, ring); "
+                + "ask an administrator for `sudo usermod -aG \(group) \(Accounts.currentUserName())` (then log in again), or use sudo"
+        case .permissionDenied(let path, nil):
+            return "permission denied: not allowed to write \(path); join the group that owns it, or use sudo"
         case .busy(let path):
             return "alarmd is not reading its control FIFO \(path) (it is full); is it hung?"
         case .cannotSetGroup(let path, let group):
@@ -166,7 +170,7 @@ public final class ControlFIFO {
             switch error.errno {
             case ENXIO: throw ControlFIFOError.daemonNotRunning(path: path)
             case ENOENT: throw ControlFIFOError.missing(path: path)
-            case EACCES, EPERM: throw ControlFIFOError.permissionDenied(path: path)
+            case EACCES, EPERM: throw ControlFIFOError.permissionDenied(path: path, group: groupName(of: path))
             default: throw ControlFIFOError.system(error)
             }
         }
@@ -246,6 +250,14 @@ public final class ControlFIFO {
         guard info.st_uid == geteuid() else {
             throw ControlFIFOError.notOwned(path: path, owner: info.st_uid, us: geteuid())
         }
+    }
+
+    /// The name of the group of the file at `path`, or nil.
+    /// The corresponding C function is `stat`.
+    private static func groupName(of path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Accounts.groupName(id: UInt32(info.st_gid))
     }
 
     static func kindName(_ mode: mode_t) -> String {

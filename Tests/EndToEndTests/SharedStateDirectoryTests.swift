@@ -73,9 +73,52 @@ struct SharedStateDirectoryTests {
         #expect(stop.status == 0 && stop.out.contains("stopped"), "member stop: \(stop.out) \(stop.err)")
         let outsider = try run(dir + "/alarm", as: 64_995, group: 64_995, ["ring"], state: state, runtime: runtime)
         #expect(outsider.status != 0, "an outsider could ring: \(outsider.out)")
+        #expect(outsider.status == 4 && outsider.err.contains("permission denied"), "outsider ring: \(outsider.status) \(outsider.err)")
+        let outsiderStop = try run(dir + "/alarm", as: 64_995, group: 64_995, ["stop"], state: state, runtime: runtime)
+        #expect(outsiderStop.status == 4 && outsiderStop.err.contains("permission denied"), "outsider stop: \(outsiderStop.status) \(outsiderStop.err)")
+    }
+
+    @Test(
+        "issue #10: a user outside the group sees that alarmd runs (status.json is 0644 despite the daemon's umask), and that it stopped after a kill -9",
+        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+    func outsiderStatus() throws {
+        let dir = "/tmp/alarm-outsider-" + String(UUID().uuidString.prefix(8))
+        let (state, runtime) = (dir + "/state", dir + "/run")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (daemon, group): (UInt32, UInt32) = (64_990, 64_990)
+        for (path, mode) in [(state, 0o2770), (runtime, 0o755)] as [(String, mode_t)] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            #expect(chown(path, daemon, group) == 0)
+            #expect(chmod(path, mode) == 0)
+        }
+        #expect(chmod(dir, 0o755) == 0)
+        for name in ["alarm", "alarmd"] {
+            try FileManager.default.copyItem(atPath: Binaries.directory.appendingPathComponent(name).path, toPath: dir + "/" + name)
+            #expect(chmod(dir + "/" + name, 0o755) == 0)
+        }
+        let d = Process()
+        d.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        d.arguments = ["--reuid=\(daemon)", "--regid=\(group)", "--groups=\(group)", "--", dir + "/alarmd"]
+        d.environment = environment(state: state, runtime: runtime)
+        d.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try d.run()
+        defer { if d.isRunning { d.terminate(); d.waitUntilExit() } }
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: runtime + "/status.json") && Date() < deadline { usleep(20_000) }
+        var st = stat()
+        #expect(stat(runtime + "/status.json", &st) == 0)
+        #expect(st.st_mode & 0o777 == 0o644, "status.json mode \(String(st.st_mode & 0o777, radix: 8))")
+
         let status = try run(dir + "/alarm", as: 64_995, group: 64_995, ["status"], state: state, runtime: runtime)
-        // alarm status probes the FIFO for writing: an outsider is told to join the group.
-        #expect(status.status != 0 && (status.out + status.err).contains("join the group"), "outsider status: \(status.out) \(status.err)")
+        #expect(status.status == 0 && status.out.contains("idle"), "outsider status: \(status.status) \(status.out) \(status.err)")
+        let json = try run(dir + "/alarm", as: 64_995, group: 64_995, ["status", "--json"], state: state, runtime: runtime)
+        #expect(json.status == 0 && json.out.contains("\"running\" : true"), "outsider status --json: \(json.out) \(json.err)")
+
+        // kill -9 leaves the FIFO and status.json behind; the lock goes with the process.
+        kill(d.processIdentifier, SIGKILL)
+        d.waitUntilExit()
+        let dead = try run(dir + "/alarm", as: 64_995, group: 64_995, ["status"], state: state, runtime: runtime)
+        #expect(dead.status == 3 && dead.out.contains("not running"), "outsider status after kill -9: \(dead.status) \(dead.out) \(dead.err)")
     }
 
     private func environment(state: String, runtime: String) -> [String: String] {

@@ -17,7 +17,14 @@ struct Status: ParsableCommand {
         let ctx = try Context(options, lenient: true)
         var running = true
         var why: String? = nil
-        do { try ControlFIFO.probe(ctx.config.fifoPath) } catch {
+        do { try ControlFIFO.probe(ctx.config.fifoPath) } catch ControlFIFOError.permissionDenied {
+            // Not in the FIFO's group: this user may not command alarmd, but may still see it.
+            // The FIFO stays after a crash, so whether alarmd runs is its lock, held while it lives.
+            if FileLock.isHeld(ctx.config.daemonLockPath) == false {
+                running = false
+                why = "alarmd is not running (nobody holds \(ctx.config.daemonLockPath))"
+            }
+        } catch {
             running = false
             why = "\(error)"
         }
@@ -36,7 +43,7 @@ struct Status: ParsableCommand {
         } else {
             print("alarmd is running (no status yet)")
         }
-        if !running { throw ExitCode(3) }
+        if !running { throw ExitCode.notRunning }
     }
 }
 

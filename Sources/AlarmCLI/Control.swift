@@ -5,6 +5,13 @@ import AlarmSystem
 import ArgumentParser
 import FoundationEssentials
 
+extension ExitCode {
+    /// alarmd is not running (or cannot be reached at all).
+    static let notRunning = ExitCode(3)
+    /// alarmd runs, but this user may not tell it anything (not in the FIFO's group).
+    static let notAllowed = ExitCode(4)
+}
+
 /// Writes one line to alarmd's FIFO, then waits up to 2 s for status.json to show the effect.
 /// Never blocks on the FIFO: with no daemon it fails at once.
 struct ControlRequest {
@@ -16,7 +23,8 @@ struct ControlRequest {
         let stamp = statusStamp()
         do { try ControlFIFO.send(line: line, to: ctx.config.fifoPath) } catch {
             printError("\(error)")
-            throw ExitCode(3)
+            if case ControlFIFOError.permissionDenied = error { throw ExitCode.notAllowed }
+            throw ExitCode.notRunning
         }
         // alarmd rewrites status.json (atomically: a new inode) after every command it handles.
         let deadline = Date().addingTimeInterval(2)

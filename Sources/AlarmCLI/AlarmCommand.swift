@@ -1,8 +1,10 @@
 import ArgumentParser
 
-@main
-struct AlarmCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+/// `alarm`: the command line. The `alarm` executable and the multi-call binary run it.
+public struct AlarmCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "alarm",
         abstract: "A bedside alarm clock for Linux: manage alarms and talk to alarmd.",
         subcommands: [

@@ -1,0 +1,3 @@
+import AlarmCLI
+
+AlarmCommand.main()

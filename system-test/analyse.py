@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""The system test's verdicts (scripts/system-test): the guest's own checks, then the recordings.
+
+    analyse.py OUT_DIR SCENARIO...
+
+For each scenario, OUT_DIR/NAME holds what guest.sh wrote: result, events, rec.raw/rec.idx. The
+recording (48 kHz mono S16_LE from hw:Loopback,1) is split into rings: runs of sound (peak above
+THRESHOLD) with no silence longer than MERGE_GAP inside (the default tone is 0.1 s beeps with 0.1 s
+gaps and a 0.5 s pause between loops). Each ring's frequency is measured by zero crossings inside
+its beeps (upward zero crossings). Samples are put on the guest's clock with record.py's index (see there). Prints one
+line per scenario; exits 1 if any failed. Standard library only.
+"""
+import array
+import os
+import sys
+
+RATE = 48000
+THRESHOLD = 1000  # of 32767: the tone plays at 0.6 of full scale; silence is exact zeros
+MERGE_GAP = 1.5  # s
+TONE = 880.0  # Hz: AlarmAudio's DefaultTone.frequency
+TONE_TOLERANCE = 10.0  # Hz
+STOP_LIMIT = 0.100  # s: the issue's number for alarm stop
+
+
+class Recording:
+    def __init__(self, prefix):
+        self.samples = array.array("h")
+        with open(prefix + ".raw", "rb") as f:
+            data = f.read()
+        self.samples.frombytes(data[: len(data) // 2 * 2])
+        # Frame 0's instant: the earliest "arrival - frames before it" (see record.py).
+        self.t0 = None
+        with open(prefix + ".idx") as f:
+            for line in f:
+                frames, real, _ = line.split()
+                t = float(real) - int(frames) / RATE
+                if self.t0 is None or t < self.t0:
+                    self.t0 = t
+        self.rings = self._rings()
+
+    def time(self, i):
+        return self.t0 + i / RATE
+
+    def _rings(self):
+        s = self.samples
+        loud = [i for i in range(0, len(s)) if s[i] > THRESHOLD or s[i] < -THRESHOLD] if len(s) < 4 * RATE else None
+        if loud is None:  # faster on long recordings: blocks of 5 ms first, then the exact sample
+            loud = []
+            block = 240
+            for b in range(0, len(s), block):
+                chunk = s[b : b + block]
+                if max(chunk) > THRESHOLD or min(chunk) < -THRESHOLD:
+                    loud.append(b)
+            exact = []
+            for b in loud:
+                first = next(i for i in range(b, min(b + 240, len(s))) if abs(s[i]) > THRESHOLD)
+                last = next(i for i in range(min(b + 240, len(s)) - 1, b - 1, -1) if abs(s[i]) > THRESHOLD)
+                exact.append((first, last))
+        else:
+            exact = [(i, i) for i in loud]
+        rings = []
+        for first, last in exact:
+            if rings and first - rings[-1][1] <= MERGE_GAP * RATE:
+                rings[-1][1] = last
+            else:
+                rings.append([first, last])
+        return rings
+
+    def frequency(self, ring):
+        """Median over the beeps in the ring of the frequency in each beep's middle 60 %."""
+        s = self.samples
+        first, last = ring
+        estimates = []
+        i = first
+        while i < last and len(estimates) < 40:
+            # One beep: from i until 20 ms without sound.
+            j = i
+            quiet = 0
+            while j < last and quiet < 960:
+                quiet = quiet + 1 if abs(s[j]) <= THRESHOLD else 0
+                j += 1
+            end = j - quiet
+            n = end - i
+            if n > 0.05 * RATE:
+                # Upward zero crossings, interpolated between samples: whole periods between the
+                # first and the last.
+                ups = [k + s[k] / (s[k] - s[k + 1]) for k in range(i + n // 5, end - n // 5) if s[k] < 0 <= s[k + 1]]
+                if len(ups) >= 3:
+                    estimates.append((len(ups) - 1) / ((ups[-1] - ups[0]) / RATE))
+            i = j
+            while i < last and abs(s[i]) <= THRESHOLD:
+                i += 1
+        if not estimates:
+            return None
+        estimates.sort()
+        return estimates[len(estimates) // 2]
+
+
+def events(d):
+    out = {}
+    try:
+        with open(os.path.join(d, "events")) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 2:
+                    out.setdefault(parts[1], (float(parts[0]), parts[2] if len(parts) > 2 else None))
+    except FileNotFoundError:
+        pass
+    return out
+
+
+class Audio:
+    """The checks of one scenario's recording; problems go to self.failures."""
+
+    def __init__(self, d):
+        self.d = d
+        self.ev = events(d)
+        self.failures = []
+        self.figures = []
+        self.rec = Recording(os.path.join(d, "rec")) if os.path.exists(os.path.join(d, "rec.raw")) else None
+        if self.rec is None:
+            self.failures.append("no recording")
+            self.rings = []
+        else:
+            self.rings = self.rec.rings
+
+    def at(self, name):
+        return self.ev[name][0]
+
+    def value(self, name):
+        return float(self.ev[name][1])
+
+    def start(self, k):
+        return self.rec.time(self.rings[k][0])
+
+    def end(self, k):
+        return self.rec.time(self.rings[k][1])
+
+    def count(self, want):
+        if len(self.rings) != want:
+            desc = ", ".join("%.2f-%.2f s" % (self.start(k) - self.rec.t0, self.end(k) - self.rec.t0) for k in range(len(self.rings)))
+            self.failures.append("%d ring(s) on the recording, expected %d (%s)" % (len(self.rings), want, desc or "silence"))
+            return False
+        return True
+
+    def tone(self):
+        for k, ring in enumerate(self.rings):
+            f = self.rec.frequency(ring)
+            if f is None or abs(f - TONE) > TONE_TOLERANCE:
+                self.failures.append("ring %d: frequency %s Hz, expected %.0f" % (k + 1, "?" if f is None else "%.1f" % f, TONE))
+            elif k == 0:
+                self.figures.append("%.1f Hz" % f)
+
+    def starts_in_its_second(self, k, due_event, what):
+        due = self.value(due_event)
+        late = self.start(k) - due
+        self.figures.append("%s +%.3f s" % (what, late))
+        if not 0 <= late < 1.0:
+            self.failures.append("%s: the sound started %+.3f s from its second (due %.0f)" % (what, late, due))
+
+    def silent_after(self, k, event, limit, what):
+        """The last sound of ring k is at most `limit` s after the event (the command's start)."""
+        t = self.at(event)
+        gap = self.end(k) - t
+        self.figures.append("%s %.0f ms" % (what, gap * 1000))
+        if gap > limit:
+            self.failures.append("%s: sound went on %.0f ms after the command (limit %.0f ms)" % (what, gap * 1000, limit * 1000))
+        if gap < -1.3:
+            self.failures.append("%s: the ring had already gone silent %.1f s before the command" % (what, -gap))
+
+
+def check_ring(a):
+    if not a.count(2):
+        return
+    a.tone()
+    a.starts_in_its_second(0, "due", "start")
+    if not a.at("snooze-cmd") - 1.3 <= a.end(0) <= a.at("snooze-done"):
+        a.failures.append("snooze: the sound ended at %+.3f s from the command" % (a.end(0) - a.at("snooze-cmd")))
+    again = a.start(1) - a.end(0)
+    a.figures.append("re-rings %.2f s after the snooze" % again)
+    if not 4.8 <= again <= 6.5:
+        a.failures.append("snooze 5s: rang again %.2f s after it went silent" % again)
+    # From the instant `alarm stop` wrote its line to alarmd's FIFO (strace in the guest): the
+    # process's own start-up before it, ~250 ms of a 60 MB binary under TCG emulation, is the
+    # emulator's, not alarmd's. Both figures are printed.
+    a.silent_after(1, "stop-write", STOP_LIMIT, "stop")
+    a.figures.append("%.0f ms after alarm stop started (it ran %.0f ms)" % (
+        (a.end(1) - a.at("stop-cmd")) * 1000, (a.at("stop-done") - a.at("stop-cmd")) * 1000))
+
+
+def check_zone(a):
+    if not a.count(2):
+        return
+    a.tone()
+    a.starts_in_its_second(0, "floating-due", "floating")
+    a.starts_in_its_second(1, "pinned-due", "pinned")
+
+
+def check_clock(a):
+    # The clock jumps during this recording: only the number of rings is meaningful.
+    if a.count(1):
+        a.tone()
+
+
+def check_reboot(a):
+    if a.rings:
+        a.tone()
+        a.rings = a.rings[:1]
+    else:
+        a.failures.append("no sound on the recording after the boot")
+
+
+def check_crash(a):
+    if not a.count(3):
+        return
+    a.tone()
+    kill = a.at("kill-cmd")
+    if a.end(0) > kill + 0.2:
+        a.failures.append("sound went on %.2f s after kill -9" % (a.end(0) - kill))
+    back = a.start(1) - kill
+    a.figures.append("rings again %.1f s after kill -9" % back)
+    if back > 20:
+        a.failures.append("rang again only %.1f s after kill -9" % back)
+    stop = a.at("stop-signal")
+    back = a.start(2) - stop
+    a.figures.append("%.1f s after SIGSTOP" % back)
+    if not 20 <= back <= 130:  # the last watchdog ping was 0-30 s before SIGSTOP
+        a.failures.append("rang again %.1f s after SIGSTOP (watchdog 60 s)" % back)
+
+
+def check_card(a):
+    if a.count(1):
+        a.tone()
+        a.starts_in_its_second(0, "due2", "card back")
+
+
+def check_full(a):
+    want = 2 if "ro-done" in a.ev else 1
+    if not a.count(want):
+        return
+    a.tone()
+    a.starts_in_its_second(0, "due", "disk full")
+    if want == 2:
+        a.starts_in_its_second(1, "due-ro", "read-only")
+
+
+AUDIO = {"ring": check_ring, "zone": check_zone, "clock": check_clock, "reboot": check_reboot,
+         "crash": check_crash, "card": check_card, "full": check_full}
+
+
+def main():
+    out, plan = sys.argv[1], sys.argv[2:]
+    failed = False
+    for name in plan:
+        d = os.path.join(out, name)
+        try:
+            with open(os.path.join(d, "result")) as f:
+                lines = [l.strip() for l in f if l.strip()]
+        except FileNotFoundError:
+            print("FAIL %s: no result (the guest did not get to it)" % name)
+            failed = True
+            continue
+        verdict, reasons = lines[0], lines[1:]
+        try:
+            with open(os.path.join(d, "t0")) as f0, open(os.path.join(d, "t1")) as f1:
+                seconds = float(f1.read()) - float(f0.read())
+        except (FileNotFoundError, ValueError):
+            seconds = float("nan")
+        figures = []
+        if name in AUDIO:
+            try:
+                a = Audio(d)
+                if a.rec is not None:
+                    AUDIO[name](a)
+                figures = a.figures
+                if a.failures:
+                    reasons = reasons + ["recording: " + f for f in a.failures] if verdict == "fail" else ["recording: " + f for f in a.failures]
+                    verdict = "fail"
+            except (KeyError, ValueError, IndexError) as e:
+                reasons.append("recording: cannot be checked (%r)" % e)
+                verdict = "fail"
+        detail = (": " + ", ".join(figures)) if figures else ""
+        if verdict == "pass":
+            print("PASS %s (%.1f s)%s" % (name, seconds, detail))
+        elif verdict == "notpossible":
+            print("NOT POSSIBLE %s (%.1f s): %s%s" % (name, seconds, "; ".join(reasons), ("; measured " + ", ".join(figures)) if figures else ""))
+        else:
+            failed = True
+            print("FAIL %s: %s" % (name, "; ".join(reasons)))
+    sys.exit(1 if failed else 0)
+
+
+main()

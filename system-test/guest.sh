@@ -1,0 +1,502 @@
+#!/bin/bash
+# The system test's driver, inside the guest (scripts/system-test): run by system-test.service at
+# every boot from the 9p share (/mnt/host). Runs each scenario named in /mnt/host/plan that has no
+# result yet (so a scenario may reboot the guest and go on after the boot), as root, acting as a
+# Pi owner would: apt-get, systemctl, timedatectl, date, and `alarm` as the users "member" (in
+# group alarm) and "outsider". For every scenario it writes into /mnt/host/out/NAME/:
+#   result      "pass", "fail" or "notpossible", then one line per reason
+#   events      "REALTIME NAME [VALUE]" lines: what was done when (guest clock, $EPOCHREALTIME)
+#   rec.raw/idx the loopback recording (record.py), checked on the host by analyse.py
+#   journal.txt the journal since the scenario began; history.json, status.json where useful
+# Then powers the guest off.
+set -u
+H=/mnt/host
+O=$H/out
+exec >> "$O/driver.log" 2>&1
+echo "=== boot $(date -u +%FT%T.%NZ): driver starts"
+systemctl is-system-running --wait > /dev/null
+echo "=== system running ($(systemctl is-system-running)) at $(date -u +%FT%T.%NZ)"
+
+# ---- helpers ----------------------------------------------------------------------------------
+D="" REC=""
+ev() { echo "$EPOCHREALTIME $*" >> "$D/events"; }
+fail() { echo "$*" >> "$D/failures"; echo "  FAIL: $*"; }
+notpossible() { echo "$*" >> "$D/notpossible"; echo "  NOT POSSIBLE: $*"; }
+note() { echo "$*" >> "$D/notes"; echo "  $*"; }
+member() { runuser -u member -- "$@"; }
+outsider() { runuser -u outsider -- "$@"; }
+# A whole second at least N seconds from now, as epoch seconds.
+due_in() { echo $((${EPOCHREALTIME%.*} + $1 + 1)); }
+hms() { date -d "@$1" +%H:%M:%S; }
+state() { sed -n 's/.*"state" *: *"\([a-z]*\)".*/\1/p' /run/alarm/status.json 2>/dev/null; }
+# wait_state STATE SECONDS: until status.json says STATE; logs the event "state-STATE".
+wait_state() {
+    local until=$((${EPOCHREALTIME%.*} + $2))
+    while [ "${EPOCHREALTIME%.*}" -lt "$until" ]; do
+        if [ "$(state)" = "$1" ]; then ev "state-$1"; return 0; fi
+        sleep 0.05
+    done
+    return 1
+}
+# sleep_until EPOCH
+sleep_until() {
+    local left
+    left=$(awk -v t="$1" -v n="$EPOCHREALTIME" 'BEGIN { d = t - n; print (d > 0 ? d : 0) }')
+    sleep "$left"
+}
+rec_start() {
+    python3 "$H/record.py" "$D/rec" &
+    REC=$!
+    local i
+    for i in $(seq 100); do [ -s "$D/rec.idx" ] && break; sleep 0.1; done
+    [ -s "$D/rec.idx" ] || fail "the recorder (arecord on plughw:Loopback,1,0) did not start"
+    ev rec-start
+}
+rec_stop() {
+    [ -n "$REC" ] || return 0
+    ev rec-stop
+    kill -TERM "$REC" 2> /dev/null
+    wait "$REC"
+    REC=""
+}
+# run_alarm WHO NAME ARGS...: runs `alarm ARGS` as WHO (member, outsider, root), events NAME-cmd
+# and NAME-done around it, output in $D/NAME.out, exit status in $RC.
+run_alarm() {
+    local who=$1 name=$2
+    shift 2
+    local trace=()
+    # TRACE=LINE: strace the command and log the instant it writes LINE to the FIFO as NAME-write.
+    [ -z "${TRACE:-}" ] || trace=(strace -f -ttt -e trace=write -o "$D/$name.strace")
+    ev "$name-cmd"
+    case "$who" in
+    root) "${trace[@]}" alarm "$@" > "$D/$name.out" 2>&1 ;;
+    *) "${trace[@]}" runuser -u "$who" -- alarm "$@" > "$D/$name.out" 2>&1 ;;
+    esac
+    RC=$?
+    ev "$name-done" "$RC"
+    if [ -n "${TRACE:-}" ]; then
+        local at
+        at=$(grep -F "\\n$TRACE\\n" "$D/$name.strace" | head -1 | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+$/) { print $i; exit } }')
+        if [ -n "$at" ]; then echo "$at $name-write" >> "$D/events"; else fail "no write of '$TRACE' to the FIFO in $name.strace"; fi
+    fi
+    echo "  alarm $* ($who): exit $RC: $(tr '\n' ' ' < "$D/$name.out" | cut -c1-200)"
+}
+expect_rc() { # expect_rc NAME WANT
+    [ "$RC" -eq "$2" ] || fail "alarm $1 exited $RC, expected $2: $(tr '\n' ' ' < "$D/$1.out" | cut -c1-300)"
+}
+journal_since() { journalctl --no-pager -o short-precise --since "@${1%.*}" 2> /dev/null; }
+history_json() { alarm history --json 2> /dev/null; }
+# The history entries (one JSON object per line, from history.jsonl) of alarm ID.
+history_of() { grep -h "\"alarm\" *: *\"$1\"" /var/lib/alarm/history.jsonl 2> /dev/null; }
+main_pid() { systemctl show -p MainPID --value alarmd; }
+restarts() { systemctl show -p NRestarts --value alarmd; }
+
+# ---- scenarios --------------------------------------------------------------------------------
+
+# 1. apt-get install: user and group, unit enabled and active (READY), FIFO 0620 group alarm,
+# status.json readable by all, systemd-analyze security <= 2.0 on the live system.
+sc_install() {
+    local deb
+    deb=$(cd "$H" && ls alarm_*.deb)
+    ev install-cmd
+    (cd "$H" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$deb") > "$D/apt.out" 2>&1 || fail "apt-get install ./$deb failed: $(tail -5 "$D/apt.out")"
+    ev install-done
+    getent passwd alarm > /dev/null || fail "no user alarm"
+    getent group alarm > /dev/null || fail "no group alarm"
+    id -nG alarm | grep -qw audio || fail "user alarm is not in group audio: $(id -nG alarm)"
+    [ "$(systemctl is-enabled alarmd)" = enabled ] || fail "alarmd is not enabled: $(systemctl is-enabled alarmd)"
+    local i
+    for i in $(seq 100); do [ -p /run/alarm/control ] && [ -f /run/alarm/status.json ] && break; sleep 0.1; done
+    [ "$(systemctl show -p ActiveState --value alarmd)/$(systemctl show -p SubState --value alarmd)" = active/running ] ||
+        fail "alarmd is not active/running: $(systemctl show -p ActiveState -p SubState alarmd | tr '\n' ' ')"
+    # Type=notify: active means READY=1 came; STATUS= shows it speaks the protocol.
+    local text
+    text=$(systemctl show -p StatusText --value alarmd)
+    [ -n "$text" ] || fail "alarmd sent no STATUS= (StatusText empty)"
+    note "alarmd StatusText: $text"
+    [ "$(stat -c '%F %a %G' /run/alarm/control 2>&1)" = "fifo 620 alarm" ] || fail "/run/alarm/control: $(stat -c '%F %a %U:%G' /run/alarm/control 2>&1), expected fifo 620 group alarm"
+    local mode
+    mode=$(stat -c %a /run/alarm/status.json 2>&1)
+    [ "$mode" = 644 ] || fail "/run/alarm/status.json is mode $mode, expected 644 (readable by every user)"
+    outsider cat /run/alarm/status.json > /dev/null 2>&1 || fail "a user outside the group cannot read /run/alarm/status.json"
+    systemd-analyze security --no-pager alarmd > "$D/security.txt" 2>&1
+    local score
+    score=$(sed -n 's/.*Overall exposure level for alarmd.service: \([0-9.]*\).*/\1/p' "$D/security.txt")
+    if [ -z "$score" ]; then fail "systemd-analyze security gave no rating: $(tail -3 "$D/security.txt")"; else
+        note "systemd-analyze security alarmd (live): $score"
+        awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }' || fail "systemd-analyze security alarmd rates $score, above 2.0"
+    fi
+    note "installed size: $(du -sh /usr/bin/alarm | cut -f1) /usr/bin/alarm; $(readlink /usr/bin/alarmd) <- /usr/bin/alarmd"
+    # The person who may use the alarm clock joins its group (as the README tells them to).
+    usermod -aG alarm member
+}
+
+# 2. A member adds an alarm 5 s ahead: it starts at its second; snooze 5s; rings again 5 s
+# later; stop silences it within 100 ms (the host measures both on the recording).
+sc_ring() {
+    rec_start
+    local due
+    due=$(due_in 5)
+    ev due "$due"
+    run_alarm member add add "$(hms "$due")" --id wake
+    expect_rc add 0
+    wait_state ringing 20 || fail "not ringing 15 s after the alarm was due"
+    sleep 2.5
+    run_alarm member snooze snooze 5s
+    expect_rc snooze 0
+    [ "$(state)" = snoozed ] || fail "not snoozed after alarm snooze 5s: $(state)"
+    wait_state ringing 15 || fail "not ringing again 10 s after the snooze"
+    sleep 2.3
+    TRACE=stop run_alarm member stop stop
+    expect_rc stop 0
+    grep -q stopped "$D/stop.out" || fail "alarm stop did not say stopped: $(cat "$D/stop.out")"
+    sleep 1.5
+    rec_stop
+    [ "$(state)" = idle ] || fail "not idle after the stop: $(state)"
+    history_of wake > "$D/history.jsonl"
+    grep -q '"outcome" *: *"snoozed"' "$D/history.jsonl" || fail "no snoozed episode in the history: $(cat "$D/history.jsonl")"
+    grep -q '"outcome" *: *"stopped"' "$D/history.jsonl" || fail "no stopped episode in the history: $(cat "$D/history.jsonl")"
+    run_alarm member remove remove wake
+}
+
+# 3. Outside the group: status says alarmd runs; stop is refused with a clear message.
+sc_outsider() {
+    run_alarm outsider status status
+    expect_rc status 0
+    grep -q "not running" "$D/status.out" && fail "alarm status as a user outside the group says: $(cat "$D/status.out")"
+    run_alarm outsider status-json status --json
+    expect_rc status-json 0
+    grep -q '"running" *: *true' "$D/status-json.out" || fail "alarm status --json does not say running: $(cat "$D/status-json.out")"
+    run_alarm outsider stop stop
+    [ "$RC" -ne 0 ] || fail "alarm stop by a user outside the group exited 0"
+    [ "$RC" -ne 3 ] || fail "alarm stop by a user outside the group exited 3 ('not running')"
+    grep -q "permission denied" "$D/stop.out" && grep -q "group 'alarm'" "$D/stop.out" ||
+        fail "alarm stop outside the group does not say permission denied / group 'alarm': $(cat "$D/stop.out")"
+    # And the member still may.
+    run_alarm member member-status status
+    expect_rc member-status 0
+}
+
+# 4. timedatectl set-timezone: a floating alarm follows the new zone's wall clock, a pinned one
+# does not; both ring when expected.
+sc_zone() {
+    local zone=Asia/Kolkata
+    [ "$(readlink -f /etc/localtime)" = /usr/share/zoneinfo/Etc/UTC ] || timedatectl set-timezone Etc/UTC
+    local fdue pdue
+    fdue=$(due_in 30)
+    pdue=$((fdue + 12))
+    ev floating-due "$fdue"
+    ev pinned-due "$pdue"
+    # Floating: the wall time the new zone will show at fdue. Pinned to UTC (today's zone).
+    run_alarm member add-floating add "$(TZ=$zone hms "$fdue")" --id floating
+    expect_rc add-floating 0
+    run_alarm member add-pinned add "$(TZ=UTC hms "$pdue") UTC" --id pinned
+    expect_rc add-pinned 0
+    alarm list --json > "$D/list-before.json" 2>&1
+    rec_start
+    ev zone-cmd
+    timedatectl set-timezone "$zone" || fail "timedatectl set-timezone $zone failed"
+    ev zone-done
+    sleep 2
+    alarm list --json > "$D/list-after.json" 2>&1
+    local want
+    want=$(TZ=$zone date -d "@$fdue" +%Y-%m-%dT%H:%M:%S%:z)
+    grep -q "\"next\" *: *\"$want\"" "$D/list-after.json" || fail "after the zone change the floating alarm's next ring is not $want: $(tr -d '\n ' < "$D/list-after.json" | cut -c1-400)"
+    grep -q "\"next\" *: *\"$want\"" "$D/list-before.json" && fail "before the zone change the floating alarm was already due at $want"
+    sleep_until "$fdue"
+    wait_state ringing 15 || fail "the floating alarm did not ring at $(TZ=$zone hms "$fdue") $zone"
+    sleep 1.5
+    run_alarm member stop-floating stop
+    expect_rc stop-floating 0
+    sleep_until "$pdue"
+    wait_state ringing 15 || fail "the pinned alarm did not ring at $(TZ=UTC hms "$pdue") UTC"
+    sleep 1.5
+    run_alarm member stop-pinned stop
+    expect_rc stop-pinned 0
+    sleep 1
+    rec_stop
+    history_of floating > "$D/history-floating.jsonl"
+    history_of pinned > "$D/history-pinned.jsonl"
+    timedatectl set-timezone Etc/UTC
+    run_alarm member remove remove floating pinned
+}
+
+# 5. The clock set forward across a due alarm: it rings once, late. Set back across it: nothing
+# rings twice.
+sc_clock() {
+    rec_start
+    local due
+    due=$(due_in 20)
+    ev due "$due"
+    run_alarm member add add "$(hms "$due")" --id jump
+    expect_rc add 0
+    sleep 2
+    ev forward-cmd
+    date -s "@$((${EPOCHREALTIME%.*} + 90))" > /dev/null
+    ev forward-done
+    wait_state ringing 15 || fail "no ring after the clock was set forward across the alarm"
+    sleep 2
+    run_alarm member stop stop
+    expect_rc stop 0
+    ev back-cmd
+    date -s "@$((${EPOCHREALTIME%.*} - 90))" > /dev/null
+    ev back-done
+    # Past the alarm's time again, and a little more.
+    local i
+    for i in $(seq 40); do
+        [ "$(state)" = idle ] || { fail "it rang again after the clock was set back: $(state)"; break; }
+        [ "${EPOCHREALTIME%.*}" -gt $((due + 8)) ] && break
+        sleep 1
+    done
+    rec_stop
+    history_of jump > "$D/history.jsonl"
+    [ "$(grep -c . "$D/history.jsonl")" -eq 1 ] || fail "history of the alarm has $(grep -c . "$D/history.jsonl") entries, expected 1: $(cat "$D/history.jsonl")"
+    grep -q '"late" *: *true' "$D/history.jsonl" || fail "the ring after the jump is not marked late: $(cat "$D/history.jsonl")"
+    run_alarm member remove remove jump
+}
+
+# 6. Reboot with an alarm due while the machine is down: it rings after boot, marked late.
+sc_reboot() {
+    if [ ! -f "$D/rebooted" ]; then
+        local due
+        due=$(due_in 12)
+        ev due "$due"
+        echo "$due" > "$D/due"
+        run_alarm member add add "$(hms "$due")" --id boot
+        expect_rc add 0
+        touch "$D/rebooted"
+        ev reboot-cmd
+        sync
+        systemctl reboot
+        sleep infinity
+    fi
+    local due
+    due=$(cat "$D/due")
+    ev booted
+    rec_start
+    local since
+    since=$(systemctl show -p ActiveEnterTimestampMonotonic --value alarmd)
+    note "alarmd active since boot +$((since / 1000)) ms; now $(date +%T), due was $(hms "$due")"
+    wait_state ringing 30 || fail "not ringing after the boot"
+    sleep 2
+    run_alarm member stop stop
+    expect_rc stop 0
+    rec_stop
+    history_of boot > "$D/history.jsonl"
+    grep -q '"late" *: *true' "$D/history.jsonl" || fail "the ring after the boot is not marked late: $(cat "$D/history.jsonl")"
+    [ "$(grep -c . "$D/history.jsonl")" -eq 1 ] || fail "history of the alarm has $(grep -c . "$D/history.jsonl") entries, expected 1: $(cat "$D/history.jsonl")"
+    journalctl --no-pager -b -1 -o short-precise > "$D/journal-previous-boot.txt" 2>&1
+    grep -q "ringing boot" "$D/journal-previous-boot.txt" && fail "it rang before the reboot (due too soon for this machine)"
+    run_alarm member remove remove boot
+}
+
+# 7. kill -9 while ringing: systemd restarts alarmd and it rings on. SIGSTOP: the watchdog kills
+# and restarts it.
+sc_crash() {
+    rec_start
+    run_alarm member ring ring
+    expect_rc ring 0
+    sleep 2
+    local pid n0
+    pid=$(main_pid) n0=$(restarts)
+    ev kill-cmd "$pid"
+    kill -9 "$pid"
+    local i
+    for i in $(seq 300); do [ "$(main_pid)" != "$pid" ] && [ "$(main_pid)" != 0 ] && break; sleep 0.1; done
+    ev restarted "$(main_pid)"
+    [ "$(restarts)" -gt "$n0" ] || fail "NRestarts did not grow after kill -9 ($n0 -> $(restarts))"
+    sleep 0.5
+    wait_state ringing 20 || fail "not ringing after the restart that followed kill -9"
+    sleep 4
+    pid=$(main_pid) n0=$(restarts)
+    ev stop-signal "$pid"
+    kill -STOP "$pid"
+    for i in $(seq 1200); do [ "$(main_pid)" != "$pid" ] && [ "$(main_pid)" != 0 ] && break; sleep 0.1; done
+    ev watchdog-restarted "$(main_pid)"
+    [ "$(main_pid)" != "$pid" ] || fail "alarmd stopped with SIGSTOP was not restarted within 120 s"
+    journal_since "$(head -1 "$D/events" | cut -d' ' -f1)" > "$D/journal.txt"
+    grep -q "alarmd.service: Watchdog timeout" "$D/journal.txt" || fail "no 'Watchdog timeout' for alarmd in the journal"
+    sleep 0.5
+    wait_state ringing 20 || fail "not ringing after the watchdog's restart"
+    sleep 4
+    run_alarm member stop stop
+    expect_rc stop 0
+    sleep 1
+    rec_stop
+}
+
+# 8. The sound card disappears before a ring: failure and fallback in the journal and history;
+# the card comes back: the next alarm rings.
+sc_card() {
+    # As a Pi owner who chose the card in the config (docs/raspberry-pi.md).
+    cp /etc/alarm/alarm.conf "$D/alarm.conf.orig"
+    echo 'device = plughw:CARD=Loopback,DEV=0' >> /etc/alarm/alarm.conf
+    systemctl reload alarmd
+    local due
+    due=$(due_in 10)
+    ev due "$due"
+    run_alarm member add add "$(hms "$due")" --id nocard
+    expect_rc add 0
+    ev unplug-cmd
+    modprobe -r snd-aloop || fail "modprobe -r snd-aloop failed"
+    ev unplug-done
+    [ -e /proc/asound/Loopback ] && fail "the Loopback card is still there"
+    sleep_until "$((due + 8))"
+    cp /run/alarm/status.json "$D/status.json"
+    run_alarm member stop stop
+    history_of nocard > "$D/history.jsonl"
+    journal_since "$(head -1 "$D/events" | cut -d' ' -f1)" > "$D/journal.txt"
+    grep -q 'plughw:CARD=Loopback,DEV=0' "$D/journal.txt" || fail "the journal does not name the configured device's failure"
+    grep -q "ALSA device 'default'" "$D/journal.txt" || fail "the journal does not show the fallback to the device 'default'"
+    grep -q 'playback failed' "$D/journal.txt" || fail "the journal does not say that playback failed"
+    grep -q '"outcome" *: *"failed"' "$D/history.jsonl" || fail "the history does not record the failed ring: $(cat "$D/history.jsonl")"
+    ev plug-cmd
+    modprobe snd-aloop || fail "modprobe snd-aloop failed"
+    udevadm settle
+    ev plug-done
+    rec_start
+    due=$(due_in 6)
+    ev due2 "$due"
+    run_alarm member add2 add "$(hms "$due")" --id card-back
+    expect_rc add2 0
+    wait_state ringing 20 || fail "the next alarm did not ring after the card came back"
+    sleep 2
+    run_alarm member stop2 stop
+    expect_rc stop2 0
+    sleep 1
+    rec_stop
+    history_of card-back > "$D/history2.jsonl"
+    grep -q '"outcome" *: *"stopped"' "$D/history2.jsonl" || fail "the history does not record the ring after the card came back"
+    cp "$D/alarm.conf.orig" /etc/alarm/alarm.conf
+    systemctl reload alarmd
+    run_alarm member remove remove nocard card-back
+}
+
+# 9. /var/lib/alarm full, then the root file system read-only: it still rings; what could not be
+# saved is logged.
+sc_full() {
+    rec_start
+    local due
+    due=$(due_in 12)
+    ev due "$due"
+    run_alarm member add add "$(hms "$due")" --id full
+    expect_rc add 0
+    # Fill the file system as an ordinary user: root's reserved blocks keep the journal going,
+    # the alarm user gets ENOSPC.
+    local avail
+    avail=$(df --output=avail -B1 /var/lib/alarm | tail -1)
+    runuser -u nobody -- fallocate -l "$avail" /var/tmp/fill 2> /dev/null || runuser -u nobody -- sh -c 'cat /dev/zero > /var/tmp/fill' 2> /dev/null
+    ev filled "$(df --output=avail -B1 /var/lib/alarm | tail -1)"
+    runuser -u alarm -- sh -c 'echo x > /var/lib/alarm/.probe' 2> /dev/null && fail "the alarm user can still write /var/lib/alarm after filling the disk"
+    wait_state ringing 25 || fail "it did not ring with /var/lib/alarm full"
+    sleep 2
+    run_alarm member stop stop
+    expect_rc stop 0
+    journal_since "$(head -1 "$D/events" | cut -d' ' -f1)" > "$D/journal.txt"
+    grep -i 'alarmd' "$D/journal.txt" | grep -q 'No space left on device' || fail "the journal does not show what could not be saved (No space left on device)"
+    rm -f /var/tmp/fill /var/lib/alarm/.probe
+    ev emptied
+
+    # A read-only root file system, as many Pis run (remounted here: the journal moves to /run).
+    due=$(due_in 14)
+    ev due-ro "$due"
+    run_alarm member add-ro add "$(hms "$due")" --id readonly
+    expect_rc add-ro 0
+    journalctl --relinquish-var
+    sync
+    ev ro-cmd
+    if ! mount -o remount,ro / 2> "$D/remount.err"; then
+        notpossible "read-only root: mount -o remount,ro / failed here: $(cat "$D/remount.err") (open files: $(lsof / 2> /dev/null | awk '$4 ~ /w/' | head -3 | tr '\n' ' '))"
+    else
+        ev ro-done
+        runuser -u alarm -- sh -c 'echo x > /var/lib/alarm/.probe' 2> /dev/null && fail "the root file system is still writable after remount,ro"
+        wait_state ringing 25 || fail "it did not ring with the root file system read-only"
+        sleep 2
+        run_alarm member stop-ro stop
+        expect_rc stop-ro 0
+        journal_since "$(grep due-ro "$D/events" | cut -d' ' -f1)" > "$D/journal-ro.txt"
+        grep -i 'alarmd' "$D/journal-ro.txt" | grep -q 'Read-only file system' || fail "the journal does not show what could not be saved (Read-only file system)"
+        mount -o remount,rw / || fail "could not remount / read-write"
+        ev rw-done
+    fi
+    journalctl --flush
+    sleep 1
+    rec_stop
+    run_alarm member remove remove full readonly
+}
+
+# 10. apt-get remove, purge, reinstall; an upgrade from the previous commit's package keeps the
+# alarms.
+sc_upgrade() {
+    local deb
+    deb=$(cd "$H" && ls alarm_*.deb)
+    run_alarm member add-keep add '07:00' --id keep
+    expect_rc add-keep 0
+    DEBIAN_FRONTEND=noninteractive apt-get remove -y alarm > "$D/remove.out" 2>&1 || fail "apt-get remove alarm failed: $(tail -3 "$D/remove.out")"
+    [ ! -e /usr/bin/alarm ] && [ ! -e /usr/bin/alarmd ] || fail "apt-get remove left /usr/bin/alarm or alarmd"
+    systemctl is-active -q alarmd && fail "alarmd still runs after apt-get remove"
+    [ -f /var/lib/alarm/alarms.json ] || fail "apt-get remove deleted the alarms"
+    getent passwd alarm > /dev/null || fail "apt-get remove deleted the user alarm"
+    (cd "$H" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$deb") > "$D/reinstall.out" 2>&1 || fail "reinstall failed: $(tail -3 "$D/reinstall.out")"
+    systemctl is-active -q alarmd || fail "alarmd is not active after the reinstall"
+    member alarm list > "$D/list-reinstall.out" 2>&1
+    grep -q keep "$D/list-reinstall.out" || fail "the reinstall lost the alarms: $(cat "$D/list-reinstall.out")"
+    DEBIAN_FRONTEND=noninteractive apt-get purge -y alarm > "$D/purge.out" 2>&1 || fail "apt-get purge alarm failed: $(tail -3 "$D/purge.out")"
+    [ ! -e /var/lib/alarm ] || fail "apt-get purge left /var/lib/alarm"
+    [ ! -e /etc/alarm ] || fail "apt-get purge left /etc/alarm"
+    systemctl is-active -q alarmd && fail "alarmd still runs after apt-get purge"
+
+    local prev
+    prev=$(ls "$H"/previous/alarm_*.deb 2> /dev/null | head -1)
+    if [ -z "$prev" ]; then
+        notpossible "upgrade from the previous commit's package: $(cat "$H/previous-missing" 2> /dev/null || echo "no previous package")"
+        (cd "$H" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$deb") > "$D/install.out" 2>&1 || fail "install after purge failed"
+        return
+    fi
+    (cd "$H/previous" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$(basename "$prev")") > "$D/install-previous.out" 2>&1 ||
+        fail "installing the previous package failed: $(tail -3 "$D/install-previous.out")"
+    note "previous: $(dpkg-query -W -f='${Version}' alarm)"
+    for i in $(seq 100); do [ -p /run/alarm/control ] && break; sleep 0.1; done
+    run_alarm member add-old1 add 'Mon..Fri 06:30' --id weekday
+    expect_rc add-old1 0
+    run_alarm member add-old2 add '*-12-25 08:00 Europe/Berlin' --id christmas
+    expect_rc add-old2 0
+    alarm list --json > "$D/list-before.json"
+    local pid
+    pid=$(main_pid)
+    (cd "$H" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$deb") > "$D/upgrade.out" 2>&1 || fail "the upgrade failed: $(tail -3 "$D/upgrade.out")"
+    note "upgraded to: $(dpkg-query -W -f='${Version}' alarm)"
+    [ "$(dpkg-query -W -f='${Version}' alarm)" = "$(dpkg-deb -f "$H/$deb" Version)" ] || fail "not upgraded: $(dpkg-query -W -f='${Version}' alarm)"
+    systemctl is-active -q alarmd || fail "alarmd is not active after the upgrade"
+    [ "$(main_pid)" != "$pid" ] || fail "the upgrade did not restart alarmd (still pid $pid)"
+    alarm list --json > "$D/list-after.json"
+    for id in weekday christmas; do grep -q "\"id\" *: *\"$id\"" "$D/list-after.json" || fail "the upgrade lost the alarm $id"; done
+    cmp -s <(grep -v '"next"' "$D/list-before.json") <(grep -v '"next"' "$D/list-after.json") || note "alarm list --json changed across the upgrade (see list-before/after.json)"
+    for i in $(seq 100); do [ -p /run/alarm/control ] && break; sleep 0.1; done
+    run_alarm member ring ring
+    expect_rc ring 0
+    run_alarm member stop stop
+    expect_rc stop 0
+}
+
+# ---- the plan ---------------------------------------------------------------------------------
+for name in $(cat "$H/plan"); do
+    D=$O/$name
+    [ -f "$D/result" ] && continue
+    mkdir -p "$D"
+    [ -f "$D/t0" ] || echo "$EPOCHREALTIME" > "$D/t0"
+    echo "=== $name ($(date -u +%T))"
+    "sc_$name"
+    rec_stop
+    journal_since "$(cat "$D/t0")" > "$D/journal-all.txt"
+    {
+        if [ -s "$D/failures" ]; then echo fail; cat "$D/failures"
+        elif [ -s "$D/notpossible" ]; then echo notpossible; cat "$D/notpossible"
+        else echo pass; fi
+    } > "$D/result"
+    echo "$EPOCHREALTIME" > "$D/t1"
+done
+journalctl --no-pager -o short-precise > "$O/journal.txt" 2>&1
+touch "$O/finished"
+sync
+systemctl poweroff

@@ -1,0 +1,64 @@
+#!/usr/bin/python3
+"""Records the loopback sound card in the system test's guest, with the guest's clock.
+
+    record.py OUT      (until SIGTERM)
+
+arecord captures from plughw:Loopback,1,0 what alarmd plays on hw:Loopback,0 (48 kHz, mono,
+16-bit) in 10 ms periods and writes them to its stdout as they come. This reads them and writes
+OUT.raw (the samples) and OUT.idx: one line per read, "FRAMES REALTIME MONOTONIC": how many frames
+had arrived in all, and when. A read returns after its last frame was captured, so for every line
+REALTIME - FRAMES / 48000 is at or after the instant of frame 0; the smallest such value over the
+whole recording is the best estimate of it (analyse.py maps samples to guest time with it).
+
+Only os, sys, time and signal: the guest has python3-minimal.
+"""
+import os
+import signal
+import sys
+import time
+
+RATE = 48000
+out = sys.argv[1]
+stop = False
+
+
+def on_term(signum, frame):
+    global stop
+    stop = True
+
+
+signal.signal(signal.SIGTERM, on_term)
+signal.signal(signal.SIGINT, on_term)
+
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.dup2(w, 1)
+    os.close(r)
+    os.close(w)
+    os.execvp("arecord", ["arecord", "-q", "-D", "plughw:Loopback,1,0", "-f", "S16_LE", "-r", str(RATE), "-c", "1",
+                          "-t", "raw", "--period-time=10000", "--buffer-time=200000"])
+os.close(w)
+raw = open(out + ".raw", "wb")
+idx = open(out + ".idx", "w", buffering=1)  # line by line: the driver waits for the first
+total = 0  # bytes
+killed = False
+try:
+    while True:
+        if stop and not killed:
+            os.kill(pid, signal.SIGTERM)
+            killed = True
+        try:
+            chunk = os.read(r, 4096)
+        except InterruptedError:
+            continue
+        real, mono = time.clock_gettime(time.CLOCK_REALTIME), time.clock_gettime(time.CLOCK_MONOTONIC)
+        if not chunk:
+            break
+        raw.write(chunk)
+        total += len(chunk)
+        idx.write("%d %.6f %.6f\n" % (total // 2, real, mono))
+finally:
+    raw.close()
+    idx.close()
+    os.waitpid(pid, 0)
