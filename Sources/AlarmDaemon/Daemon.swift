@@ -45,6 +45,8 @@ public final class Daemon {
     /// the zone in force is seen at once; nil when the zone has no such file (a copied zone
     /// file, which is watched as the zone file, or a `TZ` rule).
     var zoneDataPath: String?
+    /// The database files of the zones alarms are pinned to (resolved through links).
+    var pinnedZonePaths: [String: String] = [:]
 
     /// Sets everything up; throws with a message a user can act on (a directory that cannot be
     /// created, a FIFO path taken by something else, another alarmd running).
@@ -109,10 +111,34 @@ public final class Daemon {
         }
     }
 
+    /// Watches the database files of the zones `alarms` are pinned to, so that a tzdata update
+    /// moves pinned alarms too. Watches are only added (at most one per zone in the database).
+    private func watchPinnedZones(_ alarms: [Alarm]) {
+        for name in Set(alarms.compactMap(\.zone)) where pinnedZonePaths.values.contains(name) == false {
+            guard let named = try? Zones.database.path(for: name) else { continue }
+            let path = URL(fileURLWithPath: named).resolvingSymlinksInPath().path
+            do {
+                _ = try files.watch(file: path)
+                pinnedZonePaths[path] = name
+            } catch {
+                logger.warning("not watching \(path) for tzdata updates of \(name): \(error)")
+            }
+        }
+    }
+
+    /// A pinned zone's file was replaced (dpkg renames the new one into place): read the rules
+    /// again and recompute, as for a change of the system zone.
+    private func pinnedZoneFileChanged(_ names: Set<String>) {
+        Zones.database.invalidate()
+        logger.notice("the rules of \(names.sorted().joined(separator: ", ")) changed (tzdata updated): recomputing")
+        handle(.zoneChanged)
+    }
+
     /// Runs until SIGTERM or SIGINT. Returns after the sound is stopped and the state saved.
     public func run() throws {
         try register()
         let alarms = loadAlarms() ?? []
+        watchPinnedZones(alarms)
         var saved: EngineState? = nil
         do { saved = try stateFile.load() } catch {
             logger.error("\(error); starting without the saved ring state")
@@ -142,12 +168,19 @@ public final class Daemon {
         }
         _ = try loop.register(files.descriptor) { [unowned self] _ in
             var zoneTouched = false, storeTouched = false
+            var pinnedTouched = Set<String>()
             for event in try files.readEvents() {
-                if event.kinds.contains(.overflow) { zoneTouched = true; storeTouched = true }
+                if event.kinds.contains(.overflow) {
+                    zoneTouched = true
+                    storeTouched = true
+                    pinnedTouched.formUnion(pinnedZonePaths.values)
+                }
                 if event.path == config.localtimePath || event.path == zoneDataPath { zoneTouched = true }
+                if let name = pinnedZonePaths[event.path] { pinnedTouched.insert(name) }
                 if event.path == store.path { storeTouched = true }
             }
             if zoneTouched { zoneFileChanged() }
+            if !pinnedTouched.isEmpty { pinnedZoneFileChanged(pinnedTouched) }
             if storeTouched { reload(reason: nil) }
         }
         _ = try loop.register(fifo.descriptor) { [unowned self] _ in
@@ -263,6 +296,7 @@ public final class Daemon {
     private func reload(reason: String?) {
         if let reason { logger.info("reloading alarms (\(reason))") }
         guard let alarms = loadAlarms(), alarms != engine.alarms else { return }
+        watchPinnedZones(alarms)
         handle(.alarmsChanged(alarms))
     }
 

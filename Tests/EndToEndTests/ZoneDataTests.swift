@@ -46,4 +46,26 @@ struct ZoneDataTests {
         #expect((shift % 86_400 + 86_400) % 86_400 == 3 * 3600, "moved by \(shift) s")
         #expect(((h.status()?["next"] as? [String: Any])?["at"] as? String)?.hasSuffix("+03:00") == true)
     }
+
+    @Test("a tzdata update of a zone an alarm is pinned to is seen within 2 s: the pinned alarm moves")
+    func tzdataUpdateOfAPinnedZone() throws {
+        let h = try DaemonHarness()
+        defer { h.shutdown() }
+        let tzdir = h.root + "/zoneinfo"
+        try zic("Zone Test/Home 0:00 - HOM\nZone Test/Pinned 0:00 - PNA\n", into: tzdir)
+        h.environment["TZDIR"] = tzdir
+        try FileManager.default.removeItem(atPath: h.localtime)
+        try FileManager.default.createSymbolicLink(atPath: h.localtime, withDestinationPath: tzdir + "/Test/Home")
+        try h.start()
+        #expect(try h.cli("add", "12:00", "--zone", "Test/Pinned", "--id", "pinned").status == 0)
+        #expect(h.wait(3) { nextAt(h) != nil }, "\(h.log)")
+        let before = try #require(nextAt(h))
+
+        try zic("Zone Test/Pinned 3:00 - PNB\n", into: tzdir)
+        #expect(h.wait(2) { nextAt(h).map { $0 != before } == true }, "\(String(describing: h.status())) \(h.log)")
+        let after = try #require(nextAt(h))
+        let shift = Int(before.timeIntervalSince(after).rounded())
+        #expect((shift % 86_400 + 86_400) % 86_400 == 3 * 3600, "moved by \(shift) s")
+        #expect(h.log.contains("the rules of Test/Pinned changed"), "\(h.log)")
+    }
 }
