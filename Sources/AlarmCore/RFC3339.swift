@@ -4,18 +4,30 @@ import Foundation
 /// `2026-03-08T03:30:00-04:00`. No `DateFormatter`: its caching and locale rules are not ours.
 public enum RFC3339 {
     public static func format(_ date: Date, in zone: Zone, milliseconds: Bool = false) -> String {
-        var t = date.timeIntervalSince1970
-        if milliseconds { t = (t * 1000).rounded(.down) / 1000 }
-        let whole = Int64(t.rounded(.down))
-        let offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(whole))))
-        var s = CivilTime(localSeconds: whole + offset).description
+        let t = date.timeIntervalSince1970
+        var whole = Int64(t.rounded(.down))
+        var ms = 0
         if milliseconds {
-            let ms = Int(((t - TimeInterval(whole)) * 1000).rounded()) % 1000
-            s += "." + String(format: "%03d", ms)
+            // Whole milliseconds, rounded down; a date that is a whole millisecond (`Alarm.stamp`)
+            // keeps it, although `t * 1000` may come out a hair below it (`Date` counts from
+            // 2001, so its seconds since 1970 are a few ulps off): within a microsecond counts.
+            var m = (t * 1000).rounded(.down)
+            if t * 1000 - m > 0.999 { m += 1 }
+            let total = Int64(m)
+            whole = total >= 0 ? total / 1000 : (total - 999) / 1000
+            ms = Int(total - whole * 1000)
         }
-        let sign = offset < 0 ? "-" : "+"
-        let a = abs(offset)
-        return s + String(format: "%@%02d:%02d", sign, Int(a / 3600), Int(a % 3600 / 60))
+        let offset = Int64(zone.offset(atUnix: whole))
+        var s = CivilTime(localSeconds: whole + offset).description
+        if milliseconds { s += "." + pad(ms, 3) }
+        let a = Int(abs(offset))
+        return s + (offset < 0 ? "-" : "+") + pad(a / 3600, 2) + ":" + pad(a % 3600 / 60, 2)
+    }
+
+    /// `%0Nd` without `String(format:)` (Foundation's, and slow).
+    private static func pad(_ v: Int, _ width: Int) -> String {
+        let s = String(v)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 
     /// Parses `YYYY-MM-DDTHH:MM[:SS[.frac]](Z|±HH:MM)`; `T` may be a space, letters any case.
