@@ -37,6 +37,12 @@ public enum AlarmListWriter {
             if let v { quoted(v, into: &out) } else { out.append(contentsOf: "null".utf8) }
             out.append(contentsOf: ",\n".utf8)
         }
+        /// RFC 3339 in UTC: ASCII digits and punctuation, nothing to escape.
+        func quotedDate(_ d: Date, milliseconds: Bool) {
+            out.append(UInt8(ascii: "\""))
+            RFC3339.write(d, in: .utc, milliseconds: milliseconds, into: &out)
+            out.append(contentsOf: "\",\n".utf8)
+        }
         func bool(_ k: StaticString, _ v: Bool) {
             key(k)
             out.append(contentsOf: (v ? "true" : "false").utf8)
@@ -58,10 +64,15 @@ public enum AlarmListWriter {
         // snooze, sound, volume, zone.
         var expression: String? = nil
         switch a.trigger {
-        case .instant(let t): string("at", RFC3339.format(t, in: Zone.utc))
+        case .instant(let t):
+            key("at")
+            quotedDate(t, milliseconds: false)
         case .calendar(let e): expression = e.print(withZone: false)
         }
-        if let created = a.created { string("created", RFC3339.format(created, in: .utc, milliseconds: true)) }
+        if let created = a.created {
+            key("created")
+            quotedDate(created, milliseconds: true)
+        }
         if let expression { string("expression", expression) }
         try number("fade_in", a.fadeIn)
         string("id", a.id)

@@ -124,6 +124,27 @@ import Testing
         }
     }
 
+    /// RFC3339.format writes digits itself now: the same text as CivilTime's description and
+    /// the offset, in zones east and west, with and without milliseconds.
+    @Test func rfc3339FormatIsCivilTimeAndOffset() throws {
+        var rng = SeededRandom(seed: 5)
+        let zones = try ["UTC", "America/St_Johns", "Asia/Kolkata", "Pacific/Chatham", "America/New_York"].map { try Zones.zone(named: $0) }
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        for _ in 0..<5000 {
+            let t = Double(Int.random(in: -2_000_000_000..<8_000_000_000, using: &rng)) / 1000 * Double.random(in: 0.5...1, using: &rng)
+            let date = Date(timeIntervalSince1970: t)
+            let zone = zones.randomElement(using: &rng)!
+            let whole = Int64(t.rounded(.down))
+            let offset = zone.offset(atUnix: whole)
+            let sign = offset < 0 ? "-" : "+"
+            let expected = CivilTime(localSeconds: whole + Int64(offset)).description + sign + two(abs(offset) / 3600) + ":" + two(abs(offset) % 3600 / 60)
+            #expect(RFC3339.format(date, in: zone) == expected)
+            let withMs = RFC3339.format(date, in: zone, milliseconds: true)
+            #expect(withMs.count == expected.count + 4)
+            #expect(RFC3339.parse(withMs).map { abs($0.timeIntervalSince1970 - t) < 0.001 } == true, "\(t) \(withMs)")
+        }
+    }
+
     @Test func theReaderReadsWhatTheWriterWrote() throws {
         for seed in 2000..<2300 as Range<UInt64> {
             let alarms = Self.randomList(seed: seed, count: Int(seed % 9))
