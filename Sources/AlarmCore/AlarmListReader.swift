@@ -124,6 +124,8 @@ private struct Reader {
     var problem: AlarmListProblem?
     /// Zone names as written → canonical spelling (each lookup may read the tz database).
     var zones: [String: String] = [:]
+    /// The values of the alarm object being read, by `Key`; one buffer for the whole list.
+    var slots = [Raw?](repeating: nil, count: Key.allCases.count)
 
     init(_ s: JSONScanner) { self.s = s }
 
@@ -184,7 +186,7 @@ private struct Reader {
             problem = AlarmListProblem(message: "expected an alarm (a JSON object), found \(raw.kind)", path: "[\(index)]")
             return nil
         }
-        var slots = [Raw?](repeating: nil, count: Key.allCases.count)
+        for k in slots.indices { slots[k] = nil }
         var keyProblem: AlarmListProblem? = nil
         try s.enter()
         if !s.closesEmpty(UInt8(ascii: "}")) {
@@ -210,7 +212,7 @@ private struct Reader {
             return nil
         }
         do throws(AlarmListProblem) {
-            return try alarm(slots, index)
+            return try alarm(index)
         } catch {
             problem = error
             return nil
@@ -240,7 +242,7 @@ private struct Reader {
     }
 
     /// `Alarm.init(from:)` over the values found, in its order.
-    mutating func alarm(_ slots: [Raw?], _ index: Int) throws(AlarmListProblem) -> Alarm {
+    mutating func alarm(_ index: Int) throws(AlarmListProblem) -> Alarm {
         func path(_ k: Key) -> String { "[\(index)].\(k.name)" }
         func fail(_ k: Key, _ message: String) -> AlarmListProblem { AlarmListProblem(message: message, path: path(k)) }
         /// decodeIfPresent: absent or null is nil.

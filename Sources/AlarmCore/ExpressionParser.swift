@@ -74,7 +74,8 @@ struct ExpressionParser {
         var days = ValueSet.all(CalendarExpression.dayRange)
 
         let first = tokens[0]
-        switch first.text.lowercased() {
+        let firstLower = first.text.lowercased()
+        switch firstLower {
         case "daily": i = 1
         case "weekdays": weekdays = ValueSet(0...4); i = 1
         case "weekends": weekdays = ValueSet([5, 6]); i = 1
@@ -84,12 +85,13 @@ struct ExpressionParser {
                 i = 1
             }
         }
-        let hasShortcut = ["daily", "weekdays", "weekends"].contains(first.text.lowercased())
+        let hasShortcut = ["daily", "weekdays", "weekends"].contains(firstLower)
 
         guard i < tokens.count else {
             throw fail("a time of day is missing: add HH:MM, e.g. '\(text) 07:00'", text.count + 1)
         }
-        if !tokens[i].text.contains(":") && tokens[i].text.contains("-") {
+        // Bytes searched: `contains(":")` on a Substring goes through Foundation's range(of:).
+        if !tokens[i].text.utf8.contains(UInt8(ascii: ":")) && tokens[i].text.utf8.contains(UInt8(ascii: "-")) {
             guard i + 1 < tokens.count else {
                 throw fail("a time of day is missing: add HH:MM, e.g. '\(text) 07:00'", text.count + 1)
             }
@@ -103,7 +105,7 @@ struct ExpressionParser {
             throw fail("a time of day is missing: add HH:MM, e.g. '\(text) 07:00'", text.count + 1)
         }
         let timeToken = tokens[i]
-        guard timeToken.text.contains(":") else {
+        guard timeToken.text.utf8.contains(UInt8(ascii: ":")) else {
             throw fail("expected a time HH:MM[:SS] here, found '\(timeToken.text)'", timeToken.column)
         }
         let (hours, minutes, seconds) = try parseTime(timeToken.text, column: timeToken.column)
@@ -240,7 +242,7 @@ struct ExpressionParser {
             } else {
                 lo = try number(body, name, range, column: col)
                 // N/STEP repeats up to the component's maximum; a plain N is just N.
-                hi = item.contains("/") ? range.upperBound : lo
+                hi = item.utf8.contains(UInt8(ascii: "/")) ? range.upperBound : lo
             }
             var v = lo
             while v <= hi {
