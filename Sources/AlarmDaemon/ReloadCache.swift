@@ -14,8 +14,8 @@ import Foundation
 ///
 /// Not thread-safe: the daemon's event loop is its only user.
 public final class ReloadCache {
-    /// Each object of the last good load, braces included, and what it decoded to.
-    private var known: [ObjectBytes: Alarm] = [:]
+    /// Each object of the last good load in file order, braces included, and its alarm.
+    private var previous: [(bytes: ArraySlice<UInt8>, alarm: Alarm)] = []
     /// How many objects the last load decoded (the rest were reused); for tests and logs.
     public private(set) var lastDecoded = 0
 
@@ -27,23 +27,55 @@ public final class ReloadCache {
     }
 
     func load(_ bytes: [UInt8]?, path: String) throws -> [Alarm] {
-        var next: [ObjectBytes: Alarm] = [:]
+        let previous = self.previous
+        var next: [(bytes: ArraySlice<UInt8>, alarm: Alarm)] = []
+        next.reserveCapacity(previous.count + 1)
         var decodedCount = 0
-        let previous = known
-        let alarms = try AlarmStore.decode(bytes, path: path) { bytes throws(AlarmListProblem) in
-            next.reserveCapacity(previous.count)
-            return try AlarmListReader.decode(
-                bytes,
-                reuse: { slice in
-                    if let alarm = previous[ObjectBytes(slice)] { return alarm }
-                    decodedCount += 1
-                    return nil
-                },
-                decoded: { slice, alarm in next[ObjectBytes(slice)] = alarm })
+        // Objects are matched in file order first (an edit, an append or a removal leaves the
+        // others in place), by content only when that fails (built then, once).
+        var j = 0
+        var byBytes: [ObjectBytes: Alarm]? = nil
+        func reuse(_ slice: ArraySlice<UInt8>) -> Alarm? {
+            for k in j..<min(j + 2, previous.count) where Self.same(previous[k].bytes, slice) {
+                j = k + 1
+                return previous[k].alarm
+            }
+            if j < previous.count {
+                if byBytes == nil {
+                    byBytes = Dictionary(previous.map { (ObjectBytes($0.bytes), $0.alarm) }, uniquingKeysWith: { a, _ in a })
+                }
+                if let alarm = byBytes?[ObjectBytes(slice)] { return alarm }
+            }
+            decodedCount += 1
+            return nil
         }
-        known = next
+        let alarms = try AlarmStore.decode(bytes, path: path) { bytes throws(AlarmListProblem) in
+            try AlarmListReader.decode(bytes, reuse: reuse, decoded: { next.append(($0, $1)) })
+        }
+        self.previous = next
         lastDecoded = bytes == nil ? 0 : decodedCount
         return alarms
+    }
+
+    /// Byte equality, eight bytes at a time.
+    static func same(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBytes { x in
+            b.withUnsafeBytes { y in
+                var k = 0
+                while k + 8 <= x.count {
+                    if x.loadUnaligned(fromByteOffset: k, as: UInt64.self) != y.loadUnaligned(fromByteOffset: k, as: UInt64.self) {
+                        return false
+                    }
+                    k += 8
+                }
+                while k < x.count {
+                    if x[k] != y[k] { return false }
+                    k += 1
+                }
+                return true
+            }
+        }
     }
 }
 
@@ -58,7 +90,5 @@ struct ObjectBytes: Hashable {
         bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 
-    static func == (a: ObjectBytes, b: ObjectBytes) -> Bool {
-        a.bytes.count == b.bytes.count && a.bytes.elementsEqual(b.bytes)
-    }
+    static func == (a: ObjectBytes, b: ObjectBytes) -> Bool { ReloadCache.same(a.bytes, b.bytes) }
 }

@@ -26,8 +26,16 @@ import Testing
         #expect(try cache.load(store) == edited)
         #expect(cache.lastDecoded == 2)
 
+        // One removed in the middle, one inserted at the front: one decoded.
+        var moved = edited
+        moved.remove(at: 20)
+        moved.insert(try daily("front", "05:00"), at: 0)
+        try write(moved, store)
+        #expect(try cache.load(store) == moved)
+        #expect(cache.lastDecoded == 1)
+
         // Removed ones are dropped; moving objects around needs no decoding.
-        let shuffled = Array(edited.dropFirst(10).reversed())
+        let shuffled = Array(moved.dropFirst(10).reversed())
         try write(shuffled, store)
         #expect(try cache.load(store) == shuffled)
         #expect(cache.lastDecoded == 0)
