@@ -15,6 +15,31 @@ struct ExpressionParser {
 
     init(_ text: String) {
         self.text = text
+        // ASCII without CR (a CR LF pair is one Character): bytes are Characters, so columns
+        // are byte offsets, and the split needs no grapheme breaking (a store holds 10,000).
+        if text.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) {
+            var start: String.Index? = nil
+            var startColumn = 1
+            var column = 1
+            var i = text.startIndex
+            for b in text.utf8 {
+                // Character.isWhitespace for ASCII: tab, LF, VT, FF, space (CR excluded above).
+                let blank = b == 0x20 || (b >= 0x09 && b <= 0x0C)
+                if blank {
+                    if let st = start {
+                        tokens.append((text[st..<i], startColumn))
+                        start = nil
+                    }
+                } else if start == nil {
+                    start = i
+                    startColumn = column
+                }
+                i = text.utf8.index(after: i)
+                column += 1
+            }
+            if let st = start { tokens.append((text[st...], startColumn)) }
+            return
+        }
         var col = 1
         var current: Substring? = nil
         var start = 1
@@ -49,7 +74,8 @@ struct ExpressionParser {
         var days = ValueSet.all(CalendarExpression.dayRange)
 
         let first = tokens[0]
-        switch first.text.lowercased() {
+        let firstLower = first.text.lowercased()
+        switch firstLower {
         case "daily": i = 1
         case "weekdays": weekdays = ValueSet(0...4); i = 1
         case "weekends": weekdays = ValueSet([5, 6]); i = 1
@@ -59,12 +85,13 @@ struct ExpressionParser {
                 i = 1
             }
         }
-        let hasShortcut = ["daily", "weekdays", "weekends"].contains(first.text.lowercased())
+        let hasShortcut = ["daily", "weekdays", "weekends"].contains(firstLower)
 
         guard i < tokens.count else {
             throw fail("a time of day is missing: add HH:MM, e.g. '\(text) 07:00'", text.count + 1)
         }
-        if !tokens[i].text.contains(":") && tokens[i].text.contains("-") {
+        // Bytes searched: `contains(":")` on a Substring goes through Foundation's range(of:).
+        if !tokens[i].text.utf8.contains(UInt8(ascii: ":")) && tokens[i].text.utf8.contains(UInt8(ascii: "-")) {
             guard i + 1 < tokens.count else {
                 throw fail("a time of day is missing: add HH:MM, e.g. '\(text) 07:00'", text.count + 1)
             }
@@ -78,7 +105,7 @@ struct ExpressionParser {
             throw fail("a time of day is missing: add HH:MM, e.g. '\(text) 07:00'", text.count + 1)
         }
         let timeToken = tokens[i]
-        guard timeToken.text.contains(":") else {
+        guard timeToken.text.utf8.contains(UInt8(ascii: ":")) else {
             throw fail("expected a time HH:MM[:SS] here, found '\(timeToken.text)'", timeToken.column)
         }
         let (hours, minutes, seconds) = try parseTime(timeToken.text, column: timeToken.column)
@@ -187,6 +214,8 @@ struct ExpressionParser {
     private func component(_ s: Substring, _ name: String, _ range: ClosedRange<Int>, column: Int) throws -> [Int] {
         guard !s.isEmpty else { throw fail("the \(name) is missing", column) }
         if s == "*" { return Array(range) }
+        // The usual case, one plain number ("06"): no lists, no membership table.
+        if let v = Self.plainNumber(s), range.contains(v) { return [v] }
         // Membership over the component's range (at most 230 years): no hashing, already sorted.
         var member = [Bool](repeating: false, count: range.count)
         var col = column
@@ -213,7 +242,7 @@ struct ExpressionParser {
             } else {
                 lo = try number(body, name, range, column: col)
                 // N/STEP repeats up to the component's maximum; a plain N is just N.
-                hi = item.contains("/") ? range.upperBound : lo
+                hi = item.utf8.contains(UInt8(ascii: "/")) ? range.upperBound : lo
             }
             var v = lo
             while v <= hi {
@@ -236,8 +265,21 @@ struct ExpressionParser {
         return nil
     }
 
+    /// `s` as a number when it is 1...4 ASCII digits, else nil.
+    static func plainNumber(_ s: Substring) -> Int? {
+        let u = s.utf8
+        guard !u.isEmpty, u.count <= 4 else { return nil }
+        var v = 0
+        for b in u {
+            guard b >= 0x30 && b <= 0x39 else { return nil }
+            v = v * 10 + Int(b - 0x30)
+        }
+        return v
+    }
+
     private func number(_ s: Substring, _ name: String, _ range: ClosedRange<Int>, column: Int) throws -> Int {
-        guard !s.isEmpty, s.count <= 4, s.allSatisfy({ $0.isASCII && $0.isNumber }), let v = Int(s) else {
+        // ASCII digits only (a Character that is ASCII and a number is one digit byte).
+        guard let v = Self.plainNumber(s) else {
             throw fail("the \(name) '\(s)' is not a number", column)
         }
         guard range.contains(v) else {

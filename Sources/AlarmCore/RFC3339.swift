@@ -4,18 +4,74 @@ import FoundationEssentials
 /// `2026-03-08T03:30:00-04:00`. No `DateFormatter`: its caching and locale rules are not ours.
 public enum RFC3339 {
     public static func format(_ date: Date, in zone: Zone, milliseconds: Bool = false) -> String {
-        var t = date.timeIntervalSince1970
-        if milliseconds { t = (t * 1000).rounded(.down) / 1000 }
-        let whole = Int64(t.rounded(.down))
-        let offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(whole))))
-        var s = CivilTime(localSeconds: whole + offset).description
+        var out: [UInt8] = []
+        out.reserveCapacity(29)
+        write(date, in: zone, milliseconds: milliseconds, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `format`, appended to `out` as UTF-8 (the alarm list writer's way: no String per date).
+    public static func write(_ date: Date, in zone: Zone, milliseconds: Bool = false, into out: inout [UInt8]) {
+        let t = date.timeIntervalSince1970
+        var whole = Int64(t.rounded(.down))
+        var ms = 0
         if milliseconds {
-            let ms = Int(((t - TimeInterval(whole)) * 1000).rounded()) % 1000
-            s += "." + Text.zeroPadded(ms, 3)
+            // Whole milliseconds, rounded down; a date that is a whole millisecond (`Alarm.stamp`)
+            // keeps it, although `t * 1000` may come out a hair below it (`Date` counts from
+            // 2001, so its seconds since 1970 are a few ulps off): within a microsecond counts.
+            var m = (t * 1000).rounded(.down)
+            if t * 1000 - m > 0.999 { m += 1 }
+            let total = Int64(m)
+            whole = total >= 0 ? total / 1000 : (total - 999) / 1000
+            ms = Int(total - whole * 1000)
         }
-        let sign = offset < 0 ? "-" : "+"
-        let a = abs(offset)
-        return s + sign + Text.zeroPadded(Int(a / 3600), 2) + ":" + Text.zeroPadded(Int(a % 3600 / 60), 2)
+        let offset = Int64(zone.offset(atUnix: whole))
+        let c = CivilTime(localSeconds: whole + offset)
+        // CivilTime's description: YYYY-MM-DDTHH:MM:SS.
+        pad(c.year, 4, &out)
+        out.append(UInt8(ascii: "-"))
+        pad(c.month, 2, &out)
+        out.append(UInt8(ascii: "-"))
+        pad(c.day, 2, &out)
+        out.append(UInt8(ascii: "T"))
+        pad(c.hour, 2, &out)
+        out.append(UInt8(ascii: ":"))
+        pad(c.minute, 2, &out)
+        out.append(UInt8(ascii: ":"))
+        pad(c.second, 2, &out)
+        if milliseconds {
+            out.append(UInt8(ascii: "."))
+            pad(ms, 3, &out)
+        }
+        let a = Int(abs(offset))
+        out.append(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+        pad(a / 3600, 2, &out)
+        out.append(UInt8(ascii: ":"))
+        pad(a % 3600 / 60, 2, &out)
+    }
+
+    /// `%0Nd` without `String(format:)` (Foundation's, and slow): zeros up to `width`, then
+    /// the digits; a negative value as `String(v)` with the zeros before it, as CivilTime pads.
+    private static func pad(_ v: Int, _ width: Int, _ out: inout [UInt8]) {
+        guard v >= 0 else {
+            let s = String(v)
+            out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, width - s.utf8.count)))
+            out.append(contentsOf: s.utf8)
+            return
+        }
+        var digits = 1
+        var scale = 1  // 10^(digits - 1)
+        while v / scale >= 10 {
+            digits += 1
+            scale *= 10
+        }
+        if width > digits { out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - digits)) }
+        var rest = v
+        while scale > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(rest / scale))
+            rest %= scale
+            scale /= 10
+        }
     }
 
     /// Parses `YYYY-MM-DDTHH:MM[:SS[.frac]](Z|±HH:MM)`; `T` may be a space, letters any case.

@@ -166,21 +166,28 @@ public final class AlarmStore: Sendable {
 
     // MARK: Format
 
-    /// The store's JSON: pretty, keys sorted, slashes unescaped (zone names), newline at the end.
+    /// The store's JSON: pretty, keys sorted, slashes unescaped (zone names), newline at the end;
+    /// byte for byte what `JSONEncoder` with those options writes (`AlarmListWriter`).
     public static func encode(_ alarms: [Alarm]) throws -> [UInt8] {
-        let e = JSONEncoder()
-        e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return Array(try e.encode(alarms)) + [UInt8(ascii: "\n")]
+        var bytes = try AlarmListWriter.encode(alarms)
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
     }
 
-    /// Decodes the store's JSON; nil or blank bytes are an empty list.
+    /// Decodes the store's JSON; nil or blank bytes are an empty list. `AlarmListReader` accepts
+    /// and refuses what `JSONDecoder` does, naming the place of a problem.
     public static func decode(_ bytes: [UInt8]?, path: String) throws -> [Alarm] {
+        try decode(bytes, path: path) { bytes throws(AlarmListProblem) in try AlarmListReader.decode(bytes) }
+    }
+
+    /// `decode(_:path:)` with the reading done by `read` (the daemon's `ReloadCache`).
+    static func decode(_ bytes: [UInt8]?, path: String, read: ([UInt8]) throws(AlarmListProblem) -> [Alarm]) throws -> [Alarm] {
         guard let bytes, bytes.contains(where: { !" \n\r\t".utf8.contains($0) }) else { return [] }
         let alarms: [Alarm]
         do {
-            alarms = try JSONDecoder().decode([Alarm].self, from: Data(bytes))
+            alarms = try read(bytes)
         } catch {
-            throw StoreError(path: path, message: "cannot read the alarms (\(JSONProblem.describe(error))); the file was left as it is: fix it or move it away")
+            throw StoreError(path: path, message: "cannot read the alarms (\(error)); the file was left as it is: fix it or move it away")
         }
         try checkUnique(alarms, path: path)
         return alarms
@@ -194,7 +201,7 @@ public final class AlarmStore: Sendable {
     }
 }
 
-/// Short, actionable text for JSON decoding errors.
+/// Short, actionable text for `JSONDecoder`'s errors (the saved ring state).
 enum JSONProblem {
     static func describe(_ error: Error) -> String {
         guard let e = error as? DecodingError else { return "\(error)" }
@@ -203,7 +210,9 @@ enum JSONProblem {
         }
         switch e {
         case .dataCorrupted(let c):
-            return c.debugDescription + at(c.codingPath)
+            // Malformed JSON: the parser's own error says what and where.
+            let under = c.underlyingError.map { String(reflecting: $0) }
+            return (under.map { c.debugDescription + " (" + $0 + ")" } ?? c.debugDescription) + at(c.codingPath)
         case .keyNotFound(let k, let c): return "missing key '\(k.stringValue)'" + at(c.codingPath)
         case .typeMismatch(_, let c), .valueNotFound(_, let c): return c.debugDescription + at(c.codingPath)
         @unknown default: return "\(error)"

@@ -20,6 +20,8 @@ public final class Daemon {
     var zone: Zone
 
     let store: AlarmStore
+    /// Reloads decode only the alarms whose JSON changed (issue #9).
+    let reloadCache = ReloadCache()
     let stateFile: StateFile
     let history: HistoryLog
     var sounds: SoundLibrary
@@ -305,7 +307,7 @@ public final class Daemon {
     /// yet (a corrupt store at start), the previous list in `alarms.json.bak` rings instead, read
     /// only: a broken file must not make for a silent morning.
     private func loadAlarms() -> [Alarm]? {
-        do { return try store.load() } catch {
+        do { return try reloadCache.load(store) } catch {
             logger.error("\(error)")
             guard engine.alarms.isEmpty,
                 let backup = try? AlarmStore.decode(AtomicFile.read(store.backupPath), path: store.backupPath),

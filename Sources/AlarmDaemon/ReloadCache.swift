@@ -1,0 +1,94 @@
+import AlarmCore
+import AlarmSystem
+import FoundationEssentials
+
+/// What alarmd read from the store last time, so that a reload after a one-alarm change decodes
+/// one alarm, not ten thousand (issue #9).
+///
+/// The file is still read and scanned whole, so a malformed file is refused exactly as
+/// `AlarmStore.load()` refuses it (same `StoreError`, running alarms kept by the caller). Only
+/// the decoding of each alarm object is skipped when its bytes are identical to an object of
+/// the previous successful load: the same bytes decode to the same alarm. New and changed
+/// objects are decoded; objects no longer in the file are forgotten. A failed load leaves the
+/// memory as it was.
+///
+/// Not thread-safe: the daemon's event loop is its only user.
+public final class ReloadCache {
+    /// Each object of the last good load in file order, braces included, and its alarm.
+    private var previous: [(bytes: ArraySlice<UInt8>, alarm: Alarm)] = []
+    /// How many objects the last load decoded (the rest were reused); for tests and logs.
+    public private(set) var lastDecoded = 0
+
+    public init() {}
+
+    /// The store's alarms, as `store.load()` returns them.
+    public func load(_ store: AlarmStore) throws -> [Alarm] {
+        try load(AtomicFile.read(store.path), path: store.path)
+    }
+
+    func load(_ bytes: [UInt8]?, path: String) throws -> [Alarm] {
+        let previous = self.previous
+        var next: [(bytes: ArraySlice<UInt8>, alarm: Alarm)] = []
+        next.reserveCapacity(previous.count + 1)
+        var decodedCount = 0
+        // Objects are matched in file order first (an edit, an append or a removal leaves the
+        // others in place), by content only when that fails (built then, once).
+        var j = 0
+        var byBytes: [ObjectBytes: Alarm]? = nil
+        func reuse(_ slice: ArraySlice<UInt8>) -> Alarm? {
+            for k in j..<min(j + 2, previous.count) where Self.same(previous[k].bytes, slice) {
+                j = k + 1
+                return previous[k].alarm
+            }
+            if j < previous.count {
+                if byBytes == nil {
+                    byBytes = Dictionary(previous.map { (ObjectBytes($0.bytes), $0.alarm) }, uniquingKeysWith: { a, _ in a })
+                }
+                if let alarm = byBytes?[ObjectBytes(slice)] { return alarm }
+            }
+            decodedCount += 1
+            return nil
+        }
+        let alarms = try AlarmStore.decode(bytes, path: path) { bytes throws(AlarmListProblem) in
+            try AlarmListReader.decode(bytes, reuse: reuse, decoded: { next.append(($0, $1)) })
+        }
+        self.previous = next
+        lastDecoded = bytes == nil ? 0 : decodedCount
+        return alarms
+    }
+
+    /// Byte equality, eight bytes at a time.
+    static func same(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBytes { x in
+            b.withUnsafeBytes { y in
+                var k = 0
+                while k + 8 <= x.count {
+                    if x.loadUnaligned(fromByteOffset: k, as: UInt64.self) != y.loadUnaligned(fromByteOffset: k, as: UInt64.self) {
+                        return false
+                    }
+                    k += 8
+                }
+                while k < x.count {
+                    if x[k] != y[k] { return false }
+                    k += 1
+                }
+                return true
+            }
+        }
+    }
+}
+
+/// The bytes of one object of the store, hashed in one pass (an `ArraySlice`'s own hashing
+/// feeds the hasher a byte at a time).
+struct ObjectBytes: Hashable {
+    let bytes: ArraySlice<UInt8>
+
+    init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    static func == (a: ObjectBytes, b: ObjectBytes) -> Bool { ReloadCache.same(a.bytes, b.bytes) }
+}
