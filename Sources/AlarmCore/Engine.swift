@@ -69,8 +69,8 @@ public struct Engine: Sendable {
             advance(now: now, zone: event.zone, unseen: true, &fx)
         case .alarmsChanged(let list):
             advance(now: now, zone: event.zone, &fx)
-            replaceAlarms(list, now: now, &fx)
-            advance(now: now, zone: event.zone, unseen: true, &fx)
+            let fresh = replaceAlarms(list, now: now, &fx)
+            advance(now: now, zone: event.zone, unseen: true, only: fresh, &fx)
         case .snooze(let duration):
             advance(now: now, zone: event.zone, &fx)
             snooze(duration, now: now, &fx)
@@ -96,12 +96,13 @@ public struct Engine: Sendable {
             fx.log(.notice, "shutting down in state \(stateName); it resumes at the next start")
         }
         var actions = fx.actions(persist: mustPersist(event.kind, before: before, fx) ? state : nil)
-        let status = self.status(now: now, zone: event.zone)
+        let up = upcoming(now: now, zone: event.zone)
+        let status = self.status(next: up.next, zone: event.zone)
         if status != lastStatus {
             lastStatus = status
             actions.insert(.publishStatus(status), at: actions.endIndex)
         }
-        actions.append(.armTimer(at: nextWakeUp(now: now, zone: event.zone)))
+        actions.append(.armTimer(at: nextWakeUp(firstOccurrence: up.first)))
         return actions
     }
 
@@ -124,21 +125,33 @@ public struct Engine: Sendable {
 
     /// The next ring (skip flags applied) strictly after everything already handled.
     public func nextRing(now: Date, zone: Zone) -> EngineStatus.Next? {
+        upcoming(now: now, zone: zone).next
+    }
+
+    /// One pass over the alarms: the next ring (skip flags applied) and the first occurrence of
+    /// any alarm (skipped ones too, so their flag clears on time).
+    func upcoming(now: Date, zone: Zone) -> (next: EngineStatus.Next?, first: Date?) {
         var best: EngineStatus.Next?
+        var first: Date?
+        let token = memo.token(for: zone)
         for a in alarms {
             let after = max(state.marks[a.id] ?? now, now)
-            guard var t = memo.next(a, after: after, zone: zone) else { continue }
+            guard var t = memo.next(a, after: after, zone: zone, token: token) else { continue }
+            if first == nil || t < first! { first = t }
             if a.skipNext {
                 guard let t2 = a.nextRing(after: t, systemZone: zone) else { continue }
                 t = t2
             }
             if best == nil || t < best!.at { best = .init(id: a.id, at: t) }
         }
-        return best
+        return (best, first)
     }
 
     public func status(now: Date, zone: Zone) -> EngineStatus {
-        let next = nextRing(now: now, zone: zone)
+        status(next: nextRing(now: now, zone: zone), zone: zone)
+    }
+
+    func status(next: EngineStatus.Next?, zone: Zone) -> EngineStatus {
         switch state.ring {
         case .idle:
             return EngineStatus(state: .idle, next: next, zone: zone)
@@ -153,13 +166,10 @@ public struct Engine: Sendable {
         }
     }
 
-    /// The earliest instant at which something is due: an occurrence (skipped ones too, so their
-    /// flag clears on time), a snooze end, an auto-silence, a playback retry.
-    func nextWakeUp(now: Date, zone: Zone) -> Date? {
-        var times: [Date] = []
-        for a in alarms {
-            if let t = memo.next(a, after: max(state.marks[a.id] ?? now, now), zone: zone) { times.append(t) }
-        }
+    /// The earliest instant at which something is due: an occurrence (`firstOccurrence`, from
+    /// `upcoming`), a snooze end, an auto-silence, a playback retry.
+    func nextWakeUp(firstOccurrence: Date?) -> Date? {
+        var times: [Date] = firstOccurrence.map { [$0] } ?? []
         switch state.ring {
         case .idle: break
         case .ringing(let r):

@@ -45,7 +45,7 @@ extension Engine {
     /// engine could not ring them (it was not running, the clock jumped, the alarm was not known
     /// yet), so any delay marks them late; otherwise the timer rang them and only a delay past
     /// `lateTolerance` does.
-    mutating func advance(now: Date, zone eventZone: Zone, unseen: Bool = false, _ fx: inout Effects) {
+    mutating func advance(now: Date, zone eventZone: Zone, unseen: Bool = false, only: Set<String>? = nil, _ fx: inout Effects) {
         if let seen = state.processedThrough, seen.timeIntervalSince(now) > settings.backwardJumpLimit {
             fx.log(
                 .warning,
@@ -63,7 +63,7 @@ extension Engine {
             fx.log(.notice, "the clock is past \(RFC3339.format(rewound, in: eventZone)) again, where it was before it was set back: occurrences up to then were handled already")
         }
         let oldZone = zone ?? eventZone
-        catchUp(now: now, zone: oldZone, unseen: unseen, &fx)
+        catchUp(now: now, zone: oldZone, unseen: unseen, only: only, &fx)
         if oldZone.identifier != eventZone.identifier {
             fx.log(.notice, "system zone changed from \(oldZone.identifier) to \(eventZone.identifier): floating alarms follow it")
         }
@@ -72,7 +72,7 @@ extension Engine {
         pruneMarks(now: now)
     }
 
-    private mutating func catchUp(now: Date, zone: Zone, unseen: Bool, _ fx: inout Effects) {
+    private mutating func catchUp(now: Date, zone: Zone, unseen: Bool, only: Set<String>?, _ fx: inout Effects) {
         // 1. The ring state's own deadlines, which a backward clock jump must not stretch: a
         //    9-minute snooze never lasts more than 9 minutes from now.
         switch state.ring {
@@ -122,12 +122,19 @@ extension Engine {
         // 2. Occurrences of every alarm in (mark, now].
         var due: [(alarm: Alarm, at: Date)] = []
         var kept: [Alarm] = []
+        kept.reserveCapacity(alarms.count)
+        let token = memo.token(for: zone)
         for original in alarms {
+            // Only the alarms just added or changed, when the others were advanced already.
+            if let only, !only.contains(original.id) {
+                kept.append(original)
+                continue
+            }
             var a = original
             var mark = state.marks[a.id] ?? now
             var removed = false
             var missed = 0
-            while mark < now, let t = memo.next(a, after: mark, zone: zone), t <= now {
+            while mark < now, let t = memo.next(a, after: mark, zone: zone, token: token), t <= now {
                 mark = t
                 let displayZone = a.displayZone(systemZone: zone)
                 if a.skipNext {
@@ -209,16 +216,21 @@ extension Engine {
         state.ring = .idle
     }
 
-    mutating func replaceAlarms(_ list: [Alarm], now: Date, _ fx: inout Effects) {
+    /// Returns the ids of the alarms that are new or have a new trigger.
+    @discardableResult
+    mutating func replaceAlarms(_ list: [Alarm], now: Date, _ fx: inout Effects) -> Set<String> {
         let list = Self.unique(list)
         let old = Dictionary(alarms.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var fresh = Set<String>()
         for a in list {
             if let o = old[a.id] {
                 // A new trigger is a new alarm: its occurrences count from its own `created`.
                 if o.trigger != a.trigger {
+                    fresh.insert(a.id)
                     state.marks[a.id] = firstMark(for: a, saved: nil, fallback: now, now: now)
                 }
             } else {
+                fresh.insert(a.id)
                 // New, or back after a removal: from its `created`, and never again what was
                 // handled under this id before.
                 state.marks[a.id] = firstMark(for: a, saved: state.marks[a.id], fallback: now, now: now)
@@ -230,6 +242,7 @@ extension Engine {
         alarms = list
         memo.keep(only: ids)
         fx.log(.info, "alarms changed: \(list.count) alarm(s), \(added) new, \(removed) removed")
+        return fresh
     }
 
     mutating func snooze(_ duration: TimeInterval?, now: Date, _ fx: inout Effects) {

@@ -13,18 +13,34 @@ import Synchronization
 final class NextRingMemo: Sendable {
     private struct Entry {
         var trigger: AlarmTrigger
-        var zone: Zone?
+        /// The floating alarm's system zone, as a token from `token(for:)`; nil when pinned.
+        var zone: Int?
         var from: Date
         var at: Date?
     }
 
     private let entries = Mutex<[String: Entry]>([:])
+    /// Zones seen lately and their tokens: comparing a zone (name and rules) once per pass,
+    /// not once per alarm.
+    private let zones = Mutex<(list: [(Zone, Int)], next: Int)>(([], 0))
+
+    /// A number that stands for `zone` (name and rules) in this memo.
+    func token(for zone: Zone) -> Int {
+        zones.withLock { z in
+            if let hit = z.list.first(where: { $0.0 == zone }) { return hit.1 }
+            z.next += 1
+            z.list.insert((zone, z.next), at: 0)
+            if z.list.count > 4 { z.list.removeLast() }
+            return z.next
+        }
+    }
 
     /// The first ring of `alarm` strictly after `after`, skip flags not applied.
-    func next(_ alarm: Alarm, after: Date, zone: Zone) -> Date? {
+    /// `token`: `token(for: zone)`, when the caller asks for many alarms in one zone.
+    func next(_ alarm: Alarm, after: Date, zone: Zone, token: Int? = nil) -> Date? {
         guard case .calendar(let expr) = alarm.trigger else { return alarm.nextRing(after: after, systemZone: zone) }
         // Floating alarms: the system zone, rules included (a tzdata update keeps the name).
-        let zoneKey = expr.zone == nil ? zone : nil
+        let zoneKey = expr.zone == nil ? (token ?? self.token(for: zone)) : nil
         let hit: Date?? = entries.withLock { map in
             guard let e = map[alarm.id], e.trigger == alarm.trigger, e.zone == zoneKey, e.from <= after else { return nil }
             if let at = e.at { return after < at ? .some(at) : nil }
@@ -45,5 +61,8 @@ final class NextRingMemo: Sendable {
         }
     }
 
-    func clear() { entries.withLock { $0.removeAll() } }
+    func clear() {
+        entries.withLock { $0.removeAll() }
+        zones.withLock { $0.list.removeAll() }
+    }
 }
