@@ -219,13 +219,20 @@ extension Engine {
     /// Returns the ids of the alarms that are new or have a new trigger.
     @discardableResult
     mutating func replaceAlarms(_ list: [Alarm], now: Date, _ fx: inout Effects) -> Set<String> {
-        let list = Self.unique(list)
-        let old = Dictionary(alarms.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        // Ids and positions only: no copies of 10,000 alarms for a reload that changed one.
+        var ids = Set<String>(minimumCapacity: list.count)
+        var list = list
+        if !list.allSatisfy({ ids.insert($0.id).inserted }) {
+            ids.removeAll(keepingCapacity: true)
+            list = list.filter { ids.insert($0.id).inserted }
+        }
+        var old = [String: Int](minimumCapacity: alarms.count)
+        for (i, a) in alarms.enumerated() where old[a.id] == nil { old[a.id] = i }
         var fresh = Set<String>()
         for a in list {
-            if let o = old[a.id] {
+            if let i = old[a.id] {
                 // A new trigger is a new alarm: its occurrences count from its own `created`.
-                if o.trigger != a.trigger {
+                if alarms[i].trigger != a.trigger {
                     fresh.insert(a.id)
                     state.marks[a.id] = firstMark(for: a, saved: nil, fallback: now, now: now)
                 }
@@ -236,9 +243,8 @@ extension Engine {
                 state.marks[a.id] = firstMark(for: a, saved: state.marks[a.id], fallback: now, now: now)
             }
         }
-        let ids = Set(list.map(\.id))
-        let added = list.filter { old[$0.id] == nil }.count
-        let removed = alarms.filter { !ids.contains($0.id) }.count
+        let added = fresh.filter { old[$0] == nil }.count
+        let removed = old.count - old.keys.filter { ids.contains($0) }.count
         alarms = list
         memo.keep(only: ids)
         fx.log(.info, "alarms changed: \(list.count) alarm(s), \(added) new, \(removed) removed")

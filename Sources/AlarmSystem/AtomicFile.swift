@@ -16,6 +16,9 @@ public enum AtomicFile {
         }
         defer { _ = close(fd) }
         var out: [UInt8] = []
+        // One allocation for a regular file (a 3 MB store of 10,000 alarms grew by copies).
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_size > 0 { out.reserveCapacity(Int(info.st_size) + 1) }
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = try chunk.withUnsafeMutableBytes { buf in
