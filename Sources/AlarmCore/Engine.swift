@@ -37,6 +37,9 @@ public struct Engine: Sendable {
     /// The system zone floating alarms were last computed in.
     public internal(set) var zone: Zone?
     var lastStatus: EngineStatus?
+    /// Ids with a mark but no alarm (removed, or rung once): their marks are kept for a while
+    /// (see `pruneMarks`). Derived from the state, not saved.
+    var orphans = Set<String>()
     /// Next rings already searched for (a cache; see `NextRingMemo`).
     let memo = NextRingMemo()
 

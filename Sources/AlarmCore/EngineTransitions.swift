@@ -22,6 +22,7 @@ extension Engine {
         for a in alarms {
             state.marks[a.id] = firstMark(for: a, saved: state.marks[a.id], fallback: legacyBase, now: now)
         }
+        orphans = Set(state.marks.keys).subtracting(alarms.map(\.id))
         if saved == nil {
             fx.log(.notice, "no saved state: starting fresh at \(RFC3339.format(now, in: zone))")
         }
@@ -176,6 +177,7 @@ extension Engine {
             state.marks[a.id] = max(state.marks[a.id] ?? now, now)
             if removed {
                 fx.remove(original)
+                orphans.insert(a.id)
                 fx.log(.info, "'\(a.id)' rings once: removed")
             } else {
                 if a.skipNext != original.skipNext { fx.clearSkipNext(a) }
@@ -244,7 +246,10 @@ extension Engine {
             }
         }
         let added = fresh.filter { old[$0] == nil }.count
-        let removed = old.count - old.keys.filter { ids.contains($0) }.count
+        let gone = old.keys.filter { !ids.contains($0) }
+        let removed = gone.count
+        orphans.formUnion(gone)
+        orphans.subtract(fresh)
         alarms = list
         memo.keep(only: ids)
         fx.log(.info, "alarms changed: \(list.count) alarm(s), \(added) new, \(removed) removed")
@@ -379,11 +384,12 @@ extension Engine {
     /// Marks of alarms no longer stored are kept (an alarm removed and re-added must not ring
     /// again) until a backward jump could no longer reach them.
     mutating func pruneMarks(now: Date) {
-        // Every alarm has a mark: only more marks than alarms can mean stale ones.
-        guard state.marks.count > alarms.count else { return }
-        let ids = Set(alarms.map(\.id))
+        guard !orphans.isEmpty else { return }
         let horizon = now.addingTimeInterval(-settings.backwardJumpLimit)
-        state.marks = state.marks.filter { ids.contains($0.key) || $0.value > horizon }
+        for id in orphans where (state.marks[id].map { $0 <= horizon } ?? true) {
+            state.marks[id] = nil
+            orphans.remove(id)
+        }
     }
 
     /// Where handling starts for an alarm the engine has not followed yet: every occurrence at or
