@@ -117,7 +117,12 @@ public struct Engine: Sendable {
     /// reload or a command from rewriting every mark.
     func mustPersist(_ kind: EngineEvent.Kind, before: EngineState, _ fx: Effects) -> Bool {
         switch kind {
-        case .start, .zoneChanged, .clockChanged, .shutdown: return state != before
+        case .start(_, let saved):
+            // Saved anew when there was none, or its journal was replayed (and must go); else
+            // only when something happened: a restart that handled nothing leaves the file as
+            // it was (10,000 marks are most of a start's cost to write).
+            if saved == nil || saved?.journal != nil { return true }
+        case .zoneChanged, .clockChanged, .shutdown: return state != before
         default: break
         }
         return fx.hasRecords || state.ring != before.ring || state.rewoundFrom != before.rewoundFrom
