@@ -18,20 +18,27 @@ struct ZoneDataTests {
         #expect(p.terminationStatus == 0, "zic failed")
     }
 
+    /// A started alarmd whose TZDIR is a temporary tree compiled from `source`, with the system
+    /// zone file linked to `systemZone` in it.
+    func harness(source: String, systemZone: String) throws -> (DaemonHarness, String) {
+        let h = try DaemonHarness()
+        let tzdir = h.root + "/zoneinfo"
+        try zic(source, into: tzdir)
+        h.environment["TZDIR"] = tzdir
+        try FileManager.default.removeItem(atPath: h.localtime)
+        try FileManager.default.createSymbolicLink(atPath: h.localtime, withDestinationPath: tzdir + "/" + systemZone)
+        try h.start()
+        return (h, tzdir)
+    }
+
     func nextAt(_ h: DaemonHarness) -> Date? {
         ((h.status()?["next"] as? [String: Any])?["at"] as? String).flatMap(parseRFC3339)
     }
 
     @Test("a tzdata update of the zone in force is seen at once: the next ring moves with the new rules")
     func tzdataUpdate() throws {
-        let h = try DaemonHarness()
+        let (h, tzdir) = try harness(source: "Zone Test/Shift 0:00 - TSA\n", systemZone: "Test/Shift")
         defer { h.shutdown() }
-        let tzdir = h.root + "/zoneinfo"
-        try zic("Zone Test/Shift 0:00 - TSA\n", into: tzdir)
-        h.environment["TZDIR"] = tzdir
-        try FileManager.default.removeItem(atPath: h.localtime)
-        try FileManager.default.createSymbolicLink(atPath: h.localtime, withDestinationPath: tzdir + "/Test/Shift")
-        try h.start()
         #expect(h.log.contains("zone Test/Shift"), "\(h.log)")
         #expect(try h.cli("add", "12:00", "--id", "noon").status == 0)
         #expect(h.wait(3) { nextAt(h) != nil }, "\(h.log)")
@@ -49,14 +56,8 @@ struct ZoneDataTests {
 
     @Test("a tzdata update of a zone an alarm is pinned to is seen within 2 s: the pinned alarm moves")
     func tzdataUpdateOfAPinnedZone() throws {
-        let h = try DaemonHarness()
+        let (h, tzdir) = try harness(source: "Zone Test/Home 0:00 - HOM\nZone Test/Pinned 0:00 - PNA\n", systemZone: "Test/Home")
         defer { h.shutdown() }
-        let tzdir = h.root + "/zoneinfo"
-        try zic("Zone Test/Home 0:00 - HOM\nZone Test/Pinned 0:00 - PNA\n", into: tzdir)
-        h.environment["TZDIR"] = tzdir
-        try FileManager.default.removeItem(atPath: h.localtime)
-        try FileManager.default.createSymbolicLink(atPath: h.localtime, withDestinationPath: tzdir + "/Test/Home")
-        try h.start()
         #expect(try h.cli("add", "12:00", "--zone", "Test/Pinned", "--id", "pinned").status == 0)
         #expect(h.wait(3) { nextAt(h) != nil }, "\(h.log)")
         let before = try #require(nextAt(h))
