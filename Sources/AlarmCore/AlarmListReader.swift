@@ -37,13 +37,20 @@ public enum AlarmListReader {
     /// Decodes a whole list; for each element, `reuse` is first offered its bytes (the object,
     /// braces included) and the alarm it returns is taken without decoding them. `decoded` is
     /// told each element's bytes and alarm, reused or not.
+    ///
+    /// `known`, when given, is offered first the rest of the document from each element's start;
+    /// when it returns an alarm and a length, those bytes are taken as that element, unread. The
+    /// caller vouches that they are identical to a whole object it saw decode before (an object
+    /// ends where its bytes say, so reading them again would end at the same place).
     public static func decode(
-        _ bytes: [UInt8], reuse: ((ArraySlice<UInt8>) -> Alarm?)?, decoded: ((ArraySlice<UInt8>, Alarm) -> Void)? = nil
+        _ bytes: [UInt8], reuse: ((ArraySlice<UInt8>) -> Alarm?)?,
+        known: ((ArraySlice<UInt8>) -> (alarm: Alarm, length: Int)?)? = nil,
+        decoded: ((ArraySlice<UInt8>, Alarm) -> Void)? = nil
     ) throws(AlarmListProblem) -> [Alarm] {
         let result: Result<[Alarm], AlarmListProblem> = bytes.withUnsafeBufferPointer { buffer in
             var reader = Reader(JSONScanner(buffer))
             do throws(JSONSyntaxError) {
-                let alarms = try reader.list(bytes: bytes, reuse: reuse, decoded: decoded)
+                let alarms = try reader.list(bytes: bytes, reuse: reuse, known: known, decoded: decoded)
                 if let problem = reader.problem { return .failure(problem) }
                 return .success(alarms)
             } catch {
@@ -130,7 +137,8 @@ private struct Reader {
     init(_ s: JSONScanner) { self.s = s }
 
     mutating func list(
-        bytes: [UInt8], reuse: ((ArraySlice<UInt8>) -> Alarm?)?, decoded: ((ArraySlice<UInt8>, Alarm) -> Void)?
+        bytes: [UInt8], reuse: ((ArraySlice<UInt8>) -> Alarm?)?,
+        known: ((ArraySlice<UInt8>) -> (alarm: Alarm, length: Int)?)?, decoded: ((ArraySlice<UInt8>, Alarm) -> Void)?
     ) throws(JSONSyntaxError) -> [Alarm] {
         // A UTF-8 byte-order mark is skipped, as JSONDecoder does.
         if s.end >= 3 && s.base[0] == 0xEF && s.base[1] == 0xBB && s.base[2] == 0xBF { s.i = 3 }
@@ -153,6 +161,12 @@ private struct Reader {
                     let start = s.i
                     if problem != nil {
                         try s.skipValue()
+                        continue
+                    }
+                    if let known, s.peek == UInt8(ascii: "{"), let hit = known(bytes[start...]) {
+                        s.i = start + hit.length
+                        alarms.append(hit.alarm)
+                        decoded?(bytes[start..<s.i], hit.alarm)
                         continue
                     }
                     if let reuse {

@@ -42,6 +42,24 @@ public struct Engine: Sendable {
     var orphans = Set<String>()
     /// Next rings already searched for (a cache; see `NextRingMemo`).
     let memo = NextRingMemo()
+    /// The ids of `alarms`.
+    var alarmIDs = Set<String>()
+    /// The first occurrence of any alarm after the last event (`upcoming(...).first`, nil: none
+    /// at all), found in the zone of `token` (`memo.token(for:)`).
+    ///
+    /// Before that instant no alarm has an occurrence, so an event in the same zone visits no
+    /// alarm: with 10,000 alarms a reload or a command costs the alarms it changes, not a look-up
+    /// each. Marks then stay where they were instead of moving up to `now`, which changes nothing
+    /// while the zone stays (no occurrence lies between a mark left behind and the last event);
+    /// they are all brought up to `now` before they could matter: when the zone or its rules
+    /// change (a visit of every alarm), when they are saved, and when an alarm is removed.
+    /// Anything that moves marks back (a backward clock jump) drops the hint.
+    var dueHint: DueHint?
+
+    struct DueHint: Sendable {
+        var at: Date?
+        var token: Int
+    }
 
     /// At most this many missed occurrences of one alarm are recorded one by one per catch-up;
     /// one more entry stands for the rest (a long downtime of an often-repeating alarm).
@@ -98,8 +116,11 @@ public struct Engine: Sendable {
             if case .ringing = state.ring { fx.stopAudio() }
             fx.log(.notice, "shutting down in state \(stateName); it resumes at the next start")
         }
-        var actions = fx.actions(persist: mustPersist(event.kind, before: before, fx) ? state : nil)
+        let persist = mustPersist(event.kind, before: before, fx)
+        if persist { bringMarksUp(to: now) }
+        var actions = fx.actions(persist: persist ? state : nil)
         let up = upcoming(now: now, zone: event.zone)
+        dueHint = DueHint(at: up.first, token: memo.token(for: event.zone))
         let status = self.status(next: up.next, zone: event.zone)
         if status != lastStatus {
             lastStatus = status
@@ -127,6 +148,14 @@ public struct Engine: Sendable {
         }
         return fx.hasRecords || state.ring != before.ring || state.rewoundFrom != before.rewoundFrom
             || state.journal != before.journal
+    }
+
+    /// Every alarm's mark up to `now` (see `dueHint`): what a visit of each alarm would leave.
+    mutating func bringMarksUp(to now: Date) {
+        for a in alarms {
+            if let m = state.marks[a.id], m >= now { continue }
+            state.marks[a.id] = now
+        }
     }
 
     // MARK: Queries

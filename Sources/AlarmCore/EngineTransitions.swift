@@ -12,6 +12,8 @@ extension Engine {
             fx.log(.info, "replaying \(journal.history.count) history entr(ies) and \(journal.store.count) store change(s) saved with the state")
         }
         alarms = Self.unique(list)
+        alarmIDs = Set(alarms.map(\.id))
+        dueHint = nil
         lastStatus = nil
         self.zone = zone
         // Every occurrence after an alarm's `created` is owed: one the saved state has not handled
@@ -46,7 +48,7 @@ extension Engine {
     /// engine could not ring them (it was not running, the clock jumped, the alarm was not known
     /// yet), so any delay marks them late; otherwise the timer rang them and only a delay past
     /// `lateTolerance` does.
-    mutating func advance(now: Date, zone eventZone: Zone, unseen: Bool = false, only: Set<String>? = nil, _ fx: inout Effects) {
+    mutating func advance(now: Date, zone eventZone: Zone, unseen: Bool = false, only: [Int]? = nil, _ fx: inout Effects) {
         if let seen = state.processedThrough, seen.timeIntervalSince(now) > settings.backwardJumpLimit {
             fx.log(
                 .warning,
@@ -56,15 +58,25 @@ extension Engine {
                     + "occurrences after now will ring")
             state.rewoundFrom = max(state.rewoundFrom ?? seen, seen)
             for (id, m) in state.marks { state.marks[id] = min(m, now) }
+            dueHint = nil
             state.processedThrough = now
         }
         if let rewound = state.rewoundFrom, now >= rewound {
             for (id, m) in state.marks { state.marks[id] = max(m, rewound) }
             state.rewoundFrom = nil
+            dueHint = nil
             fx.log(.notice, "the clock is past \(RFC3339.format(rewound, in: eventZone)) again, where it was before it was set back: occurrences up to then were handled already")
         }
         let oldZone = zone ?? eventZone
-        catchUp(now: now, zone: oldZone, unseen: unseen, only: only, &fx)
+        // Nothing is due before the first occurrence the last event found (`dueHint`), as long
+        // as the zone stays: then the alarms need no visit and their marks may stay behind (see
+        // `dueHint`). A new zone (or new rules) brings every mark up to `now` first, by a visit.
+        var visit = only
+        if visit == nil, let hint = dueHint, !(hint.at.map { $0 <= now } ?? false) {
+            let token = memo.token(for: oldZone)
+            if hint.token == token && memo.token(for: eventZone) == token { visit = [] }
+        }
+        catchUp(now: now, zone: oldZone, unseen: unseen, only: visit, &fx)
         if oldZone.identifier != eventZone.identifier {
             fx.log(.notice, "system zone changed from \(oldZone.identifier) to \(eventZone.identifier): floating alarms follow it")
         }
@@ -73,7 +85,7 @@ extension Engine {
         pruneMarks(now: now)
     }
 
-    private mutating func catchUp(now: Date, zone: Zone, unseen: Bool, only: Set<String>?, _ fx: inout Effects) {
+    private mutating func catchUp(now: Date, zone: Zone, unseen: Bool, only: [Int]?, _ fx: inout Effects) {
         // 1. The ring state's own deadlines, which a backward clock jump must not stretch: a
         //    9-minute snooze never lasts more than 9 minutes from now.
         switch state.ring {
@@ -120,17 +132,12 @@ extension Engine {
             }
         }
 
-        // 2. Occurrences of every alarm in (mark, now].
+        // 2. Occurrences in (mark, now] of every alarm, or of those at `only` (indices).
         var due: [(alarm: Alarm, at: Date)] = []
-        var kept: [Alarm] = []
-        kept.reserveCapacity(alarms.count)
+        var removedAt: [Int] = []
         let token = memo.token(for: zone)
-        for original in alarms {
-            // Only the alarms just added or changed, when the others were advanced already.
-            if let only, !only.contains(original.id) {
-                kept.append(original)
-                continue
-            }
+        func visit(_ i: Int) {
+            let original = alarms[i]
             var a = original
             var mark = state.marks[a.id] ?? now
             var removed = false
@@ -178,13 +185,22 @@ extension Engine {
             if removed {
                 fx.remove(original)
                 orphans.insert(a.id)
+                removedAt.append(i)
                 fx.log(.info, "'\(a.id)' rings once: removed")
-            } else {
-                if a.skipNext != original.skipNext { fx.clearSkipNext(a) }
-                kept.append(a)
+            } else if a.skipNext != original.skipNext {
+                fx.clearSkipNext(a)
+                alarms[i] = a
             }
         }
-        alarms = kept
+        if let only {
+            for i in only { visit(i) }
+        } else {
+            for i in alarms.indices { visit(i) }
+        }
+        for i in removedAt.sorted(by: >) {
+            alarmIDs.remove(alarms[i].id)
+            alarms.remove(at: i)
+        }
 
         // 3. Ring the newest due occurrence; the others ring with it.
         guard !due.isEmpty else { return }
@@ -218,41 +234,74 @@ extension Engine {
         state.ring = .idle
     }
 
-    /// Returns the ids of the alarms that are new or have a new trigger.
+    /// Takes `list` as the alarms (the first of each id) and returns the indices, in the new
+    /// list, of the alarms that are new or have a new trigger: their marks start afresh.
+    ///
+    /// A reload after a one-alarm change must not cost a look-up per alarm (issue #9): the lists
+    /// are compared in place first (same ids at the start and at the end), and only the part in
+    /// between is matched by id.
     @discardableResult
-    mutating func replaceAlarms(_ list: [Alarm], now: Date, _ fx: inout Effects) -> Set<String> {
-        // Ids and positions only: no copies of 10,000 alarms for a reload that changed one.
-        var ids = Set<String>(minimumCapacity: list.count)
+    mutating func replaceAlarms(_ list: [Alarm], now: Date, _ fx: inout Effects) -> [Int] {
+        let old = alarms
         var list = list
-        if !list.allSatisfy({ ids.insert($0.id).inserted }) {
-            ids.removeAll(keepingCapacity: true)
-            list = list.filter { ids.insert($0.id).inserted }
+        let shortest = min(old.count, list.count)
+        var p = 0
+        while p < shortest && old[p].id == list[p].id { p += 1 }
+        var s = 0
+        while s < shortest - p && old[old.count - 1 - s].id == list[list.count - 1 - s].id { s += 1 }
+        // The middles: matched by id. An id of the new middle that the old list holds outside
+        // its own middle, or twice, is a duplicate: then the whole lists are matched instead.
+        var oldMiddle = [String: Int](minimumCapacity: old.count - s - p)
+        for j in p..<(old.count - s) { oldMiddle[old[j].id] = j }
+        var middleIDs = Set<String>(minimumCapacity: list.count - s - p)
+        let duplicates = list[p..<(list.count - s)].contains {
+            !middleIDs.insert($0.id).inserted || (oldMiddle[$0.id] == nil && alarmIDs.contains($0.id))
         }
-        var old = [String: Int](minimumCapacity: alarms.count)
-        for (i, a) in alarms.enumerated() where old[a.id] == nil { old[a.id] = i }
-        var fresh = Set<String>()
-        for a in list {
-            if let i = old[a.id] {
-                // A new trigger is a new alarm: its occurrences count from its own `created`.
-                if alarms[i].trigger != a.trigger {
-                    fresh.insert(a.id)
-                    state.marks[a.id] = firstMark(for: a, saved: nil, fallback: now, now: now)
-                }
+        if duplicates {
+            list = Self.unique(list)
+            (p, s) = (0, 0)
+            oldMiddle = Dictionary(old.indices.map { (old[$0].id, $0) }, uniquingKeysWith: { a, _ in a })
+            middleIDs = Set(list.map(\.id))
+        }
+        var fresh: [Int] = []
+        var added = 0
+        for i in 0..<p where old[i].trigger != list[i].trigger { fresh.append(i) }
+        for (i, a) in zip(p..<(list.count - s), list[p..<(list.count - s)]) {
+            if let j = oldMiddle[a.id] {
+                if old[j].trigger != a.trigger { fresh.append(i) }
             } else {
-                fresh.insert(a.id)
+                fresh.append(i)
+                added += 1
+            }
+        }
+        for k in 0..<s where old[old.count - 1 - k].trigger != list[list.count - 1 - k].trigger {
+            fresh.append(list.count - 1 - k)
+        }
+        for i in fresh {
+            let a = list[i]
+            if alarmIDs.contains(a.id) {
+                // A new trigger is a new alarm: its occurrences count from its own `created`.
+                state.marks[a.id] = firstMark(for: a, saved: nil, fallback: now, now: now)
+            } else {
                 // New, or back after a removal: from its `created`, and never again what was
                 // handled under this id before.
                 state.marks[a.id] = firstMark(for: a, saved: state.marks[a.id], fallback: now, now: now)
             }
+            orphans.remove(a.id)
         }
-        let added = fresh.filter { old[$0] == nil }.count
-        let gone = old.keys.filter { !ids.contains($0) }
-        let removed = gone.count
-        orphans.formUnion(gone)
-        orphans.subtract(fresh)
+        // Gone: their marks come up to `now` (they may have stayed behind, see `dueHint`) and are
+        // kept a while, so the id coming back does not ring what was handled.
+        var gone: [String] = []
+        for (id, _) in oldMiddle where !middleIDs.contains(id) {
+            gone.append(id)
+            state.marks[id] = max(state.marks[id] ?? now, now)
+            orphans.insert(id)
+            alarmIDs.remove(id)
+        }
+        for i in fresh { alarmIDs.insert(list[i].id) }
         alarms = list
-        memo.keep(only: ids)
-        fx.log(.info, "alarms changed: \(list.count) alarm(s), \(added) new, \(removed) removed")
+        memo.forget(gone)
+        fx.log(.info, "alarms changed: \(list.count) alarm(s), \(added) new, \(gone.count) removed")
         return fresh
     }
 

@@ -52,13 +52,10 @@ final class NextRingMemo: Sendable {
         return at
     }
 
-    /// Forgets the alarms whose ids are not in `ids`.
-    func keep(only ids: Set<String>) {
-        entries.withLock { map in
-            if map.count > ids.count || map.keys.contains(where: { !ids.contains($0) }) {
-                map = map.filter { ids.contains($0.key) }
-            }
-        }
+    /// Forgets the alarms of `ids`.
+    func forget(_ ids: [String]) {
+        guard !ids.isEmpty else { return }
+        entries.withLock { map in for id in ids { map[id] = nil } }
     }
 
     func clear() {

@@ -64,8 +64,13 @@ struct Rig {
         send(.start(alarms: store, state: persisted))
     }
 
+    /// Visit every alarm at every event, as the engine did before `Engine.dueHint` (a reference
+    /// for the incremental path).
+    var visitAll = false
+
     @discardableResult
     mutating func send(_ kind: EngineEvent.Kind) -> [EngineAction] {
+        if visitAll { engine.dueHint = nil }
         let actions = engine.handle(kind, now: now, zone: zone)
         latestEvent = max(latestEvent, now)
         last = actions
