@@ -123,14 +123,20 @@ struct Add: ParsableCommand {
     }
 
     private func makeTrigger(_ ctx: Context) throws -> AlarmTrigger {
+        // The store keeps an instant in whole seconds: the one checked against `created` and
+        // printed here must be the one stored, or an alarm acknowledged "in 1 s" whose `created`
+        // fell in the fraction cut off would be kept and never ring. `--in` rounds up (never
+        // sooner than asked), `--at` as the store does.
         if let after {
-            do { return .instant(ctx.now.addingTimeInterval(try Durations.parse(after))) } catch { throw CLIError("--in: \(error)") }
+            let d: TimeInterval
+            do { d = try Durations.parse(after) } catch { throw CLIError("--in: \(error)") }
+            return .instant(Date(timeIntervalSince1970: ctx.now.addingTimeInterval(d).timeIntervalSince1970.rounded(.up)))
         }
         if let at {
             guard let date = RFC3339.parse(at) else {
                 throw CLIError("--at '\(at)' is not an RFC 3339 timestamp such as 2026-12-24T07:00:00+01:00")
             }
-            return .instant(date)
+            return .instant(Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
         }
         var expr: CalendarExpression
         do { expr = try CalendarExpression(expression.joined(separator: " ")) } catch { throw CLIError(error) }

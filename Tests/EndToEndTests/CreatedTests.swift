@@ -152,4 +152,42 @@ struct CreatedTests {
         let reset = try #require(try listed(h, "kept")?.string("created").flatMap(parseRFC3339))
         #expect(abs(reset.timeIntervalSinceNow) < 5)
     }
+
+    /// Found by the strict crash-safety test under load: `alarm add --in 1s` printed "in 1 s",
+    /// but the store cut the instant to whole seconds while `created` (stamped after a wait for
+    /// the store's lock) fell in the fraction cut off: stored, at or before its `created`, never
+    /// rung. Here the lock is held so that the CLI stamps `created` half a second later.
+    @Test("alarm add --in: the instant stored is the one checked against created; acknowledged means it rings")
+    func instantAcknowledgedAfterAWaitForTheLockRings() throws {
+        let h = try DaemonHarness(config: "ring = 1s\n")
+        defer { h.shutdown() }
+        try h.start()
+        // Start when the clock's fraction is ~0.85: a 0.5 s wait then lands between the whole
+        // second the store would keep and the exact instant.
+        while true {
+            let f = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 1)
+            if f > 0.83 && f < 0.87 { break }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        let fd = open(h.stateDir + "/alarms.lock", O_RDWR | O_CREAT, 0o644)
+        #expect(fd >= 0 && flock(fd, LOCK_EX) == 0)
+        let release = Thread {
+            Thread.sleep(forTimeInterval: 0.5)
+            flock(fd, LOCK_UN)
+            close(fd)
+        }
+        release.start()
+        let added = try h.cli("add", "--in", "1s", "--id", "soon")
+        guard added.status == 0 else {
+            // Refusing is honest too (the instant passed while it waited); it must not be stored.
+            #expect(added.stderr.contains("never ring"), "\(added.stderr)")
+            #expect(try h.cli("list", "--json").stdout.contains("soon") == false)
+            return
+        }
+        let stored = try #require(try listed(h, "soon"))
+        let at = try #require(stored.string("at").flatMap(parseRFC3339))
+        let created = try #require(stored.string("created").flatMap(parseRFC3339))
+        #expect(at > created, "stored \(stored)")
+        #expect(h.wait(15) { h.history().contains { $0.string("alarm") == "soon" } }, "acknowledged, never rang: \(h.log)")
+    }
 }
