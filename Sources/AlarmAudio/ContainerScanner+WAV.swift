@@ -33,7 +33,12 @@ extension ContainerScanner {
                 l.wavBlockAlign = Int(f.u16(12, le: le))
                 l.wavBitsPerSample = Int(f.u16(14, le: le))
                 if size >= 20 { l.wavSamplesPerBlock = Int(f.u16(18, le: le)) }
-                if l.wavFormatTag == 0xFFFE, size >= 26 { l.wavFormatTag = f.u16(24, le: le) }  // WAVE_FORMAT_EXTENSIBLE sub-format
+                if l.wavFormatTag == 0xFFFE, size >= 26 {  // WAVE_FORMAT_EXTENSIBLE: its sub-format counts
+                    l.wavFormatTag = f.u16(24, le: le)
+                    // libsndfile 1.2.0 misreads the sub-format GUID of a big-endian file (sox -B -b 24
+                    // writes one), so its view gets the plain format tag that GUID stands for.
+                    if !le { l.patches.append(.init(offset: off, bytes: Bytes.encode32(UInt32(l.wavFormatTag), le: false).suffix(2))) }
+                }
                 sawFmt = true
             case "fact":
                 if size >= 4, off + 4 <= file.size { l.wavFactFrames = Int(Bytes(file.read(at: off, count: 4)).u32(0, le: le)) }

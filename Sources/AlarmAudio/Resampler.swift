@@ -14,7 +14,7 @@ import Glibc
 /// frequency so the images the upsampling makes above it are suppressed rather than played.
 /// Cost: 32 multiply-adds per output sample; a 30 s clip at 2000 Hz raised to 8000 Hz is 240,000
 /// frames.
-enum Resampler {
+public enum Resampler {
     /// Clips are raised to at least this rate (twice the plug layer's floor, a rate every sound
     /// card's converters and PulseAudio take).
     static let targetFloor = 8_000
@@ -24,13 +24,13 @@ enum Resampler {
     static let cutoff = 0.9
 
     /// The whole factor that takes `rate` to at least `targetFloor` (1 when it is there already).
-    static func factor(for rate: Int) -> Int {
+    public static func factor(for rate: Int) -> Int {
         precondition(rate > 0)
         return max(1, (targetFloor + rate - 1) / rate)
     }
 
     /// `clip` at `factor` times its rate, same length in seconds; samples stay in -1...1.
-    static func upsample(_ clip: AudioClip, by factor: Int) -> AudioClip {
+    public static func upsample(_ clip: AudioClip, by factor: Int) -> AudioClip {
         precondition(factor >= 1)
         guard factor > 1 else { return clip }
         let ch = clip.channels, n = clip.frameCount, taps = 2 * halfWidth
