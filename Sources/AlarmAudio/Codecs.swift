@@ -31,7 +31,7 @@ enum Codecs {
         "Qclp": "QCELP", "G722": "G.722 ADPCM", "G726": "G.726 ADPCM", "DWVW": "DWVW",
         "aac ": "AAC", "aach": "HE-AAC", "aacl": "AAC-LD", "aace": "AAC-ELD", "opus": "Opus", "flac": "FLAC",
         ".mp3": "MP3", ".mp2": "MP2", ".mp1": "MP1", "ac-3": "AC-3", "ec-3": "E-AC-3", "samr": "AMR",
-        "ilbc": "iLBC", "Qclq": "QCELP", "agsm": "GSM 6.10", "MAC ": "MACE",
+        "ilbc": "iLBC",
     ]
 
     /// CAF format IDs we play: libsndfile's four and our own IMA4.
@@ -46,15 +46,15 @@ enum Codecs {
             guard !wavPlayed.contains(tag), tag != 0xFFFE else { return }
             let hex = "0x" + SoundDecoder.hex4(Int(tag))
             let what = wavNames[tag].map { "\($0) (format tag \(hex))" } ?? "format tag \(hex)"
-            throw .unsupported(name, detail: "it is a WAV file in \(what), not a data format we play; convert it to PCM, e.g. 'ffmpeg -i IN -c:a pcm_s16le OUT.wav'")
+            throw .unsupported(name, detail: "\(what) in WAV is not supported (not a data format we play); convert it to PCM, e.g. 'ffmpeg -i IN -c:a pcm_s16le OUT.wav'")
         case .aiff:
             return
         case .aifc:
             guard !aifcPlayed.contains(l.aiffCompression) else { return }
-            throw .unsupported(name, detail: "it is an AIFF-C file in \(describe(l.aiffCompression)), not a data format we play; convert it to PCM, e.g. 'ffmpeg -i IN -c:a pcm_s16be OUT.aiff'")
+            throw .unsupported(name, detail: "\(describe(l.aiffCompression)) in AIFF-C is not supported (not a data format we play); convert it to PCM, e.g. 'ffmpeg -i IN -c:a pcm_s16be OUT.aiff'")
         case .caf:
             guard !cafPlayed.contains(l.cafFormatID) else { return }
-            throw .unsupported(name, detail: "it is a CAF file in \(describe(l.cafFormatID)), not a data format we play; convert it to PCM, e.g. 'ffmpeg -i IN -c:a pcm_s16le OUT.caf'")
+            throw .unsupported(name, detail: "\(describe(l.cafFormatID)) in CAF is not supported (not a data format we play); convert it to PCM, e.g. 'ffmpeg -i IN -c:a pcm_s16le OUT.caf'")
         }
     }
 

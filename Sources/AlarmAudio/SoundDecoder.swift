@@ -141,7 +141,7 @@ public enum SoundDecoder {
         guard let (sf, view) = SndfileView(file, patches: l.patches).open(&info) else {
             let code = sf_error(nil)
             let text = String(cString: sf_strerror(nil))
-            if code == Int32(SF_ERR_UNSUPPORTED_ENCODING) { throw .unsupported(name, detail: "\(headerFormatName(l)) in \(l.container.rawValue) is not decoded (\(text))") }
+            if code == Int32(SF_ERR_UNSUPPORTED_ENCODING) { throw .unsupported(name, detail: "\(headerFormatName(l)) in \(l.container.rawValue) is not supported (libsndfile: \(text))") }
             throw .corrupt(name, detail: "libsndfile: \(text)")
         }
         defer {
@@ -159,7 +159,7 @@ public enum SoundDecoder {
         guard expected.contains(major) else { throw .corrupt(name, detail: "libsndfile reads it as another container") }
         let channels = Int(info.channels), rate = Int(info.samplerate)
         guard let fmt = formatName(container: l.container, subtype: info.format & Int32(SF_FORMAT_SUBMASK)) else {
-            throw .unsupported(name, detail: "\(headerFormatName(l)) in \(l.container.rawValue) is not a data format we play")
+            throw .unsupported(name, detail: "\(headerFormatName(l)) in \(l.container.rawValue) is not supported (not a data format we play)")
         }
         let form = l.container == .wav && l.wavForm != "RIFF" ? " (\(l.wavForm))" : ""
         out.format = SoundFormat(container: l.container, format: fmt + form, channels: channels, sampleRate: rate)
