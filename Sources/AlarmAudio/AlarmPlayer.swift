@@ -10,7 +10,8 @@ public struct PlaybackStarted: Sendable {
     public var date: Date
     public var instant: ContinuousClock.Instant
     /// Set when the device refused the clip's rate or channels and the default tone plays in its
-    /// place: why, in words for a log or history ("ALSA device 'hw:1,0' cannot play … (2 ch, 44100 Hz): …").
+    /// place: why, in words for a log or history ("ALSA device 'hw:1,0' cannot play the sound as it is
+    /// (2 ch, 44100 Hz: Invalid argument)").
     public var substitution: String? = nil
 }
 
