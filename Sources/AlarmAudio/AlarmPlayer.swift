@@ -9,6 +9,10 @@ public struct PlaybackStarted: Sendable {
     public var device: String
     public var date: Date
     public var instant: ContinuousClock.Instant
+    /// Set when the device refused the clip's rate or channels and the default tone plays in its
+    /// place: why, in words for a log or history ("ALSA device 'hw:1,0' cannot play the sound as it is
+    /// (2 ch, 44100 Hz: Invalid argument)").
+    public var substitution: String? = nil
 }
 
 /// How a play ended.
@@ -18,11 +22,15 @@ public struct PlaybackSummary: Sendable {
     /// Frames handed to ALSA (pauses included).
     public var framesWritten: Int
     public var stoppedByCaller: Bool
+    /// Set when the default tone played because a device refused the clip (see `PlaybackStarted`).
+    public var substitution: String? = nil
 }
 
 /// Plays a clip through alsa-lib on its own thread: looped with a short pause until `stop()`, or
 /// once (`playOnce`). Volume and fade-in scale the samples. Device trouble is logged and retried:
-/// each device of `devices` in turn, again and again while the ring lasts.
+/// each device of `devices` in turn, again and again while the ring lasts. A device that opens but
+/// refuses the clip's rate or channels (a `hw:` PCM without conversion) plays the default tone
+/// instead, so a ring is never silent for want of a format; `substitution` says so.
 ///
 /// Thread-safety: `start` and `stop` may be called from any thread; one ring at a time.
 public final class AlarmPlayer: @unchecked Sendable {
@@ -164,13 +172,19 @@ public final class AlarmPlayer: @unchecked Sendable {
         while true {
             for name in devices {
                 if shouldStop { result.stoppedByCaller = true; return result }
-                let pcm: AlsaPCM
+                var pcm: AlsaPCM
                 do throws(AlsaError) {
-                    pcm = try AlsaPCM(name: name, channels: clip.channels, rate: clip.sampleRate, latencyMicros: latency)
+                    pcm = try AlsaPCM(name: name, channels: timeline.clip.channels, rate: timeline.clip.sampleRate, latencyMicros: latency)
                 } catch {
                     log("alarm: \(error)")
                     lastError = error
-                    continue
+                    // A device that opens but refuses the clip's rate or channels rings the default tone.
+                    guard result.substitution == nil, error.refusedParameters,
+                        let tone = substituteDefaultTone(on: name, &timeline, latency: latency, pause: pause, maxDuration: maxDuration)
+                    else { continue }
+                    pcm = tone
+                    result.substitution = "ALSA device '\(name)' cannot play the sound as it is (\(clip.channels) ch, \(clip.sampleRate) Hz: \(error.text))"
+                    log("alarm: \(result.substitution!); playing the default tone instead")
                 }
                 result.device = name
                 switch feed(pcm, &timeline, &firstFrame, &result) {
@@ -208,6 +222,22 @@ public final class AlarmPlayer: @unchecked Sendable {
         }
     }
 
+    /// Opens `name` for the default tone and moves `timeline` onto it (what is left of
+    /// `maxDuration` still bounds it). Nil when the timeline already holds a clip of the tone's
+    /// shape, or the device refuses the tone too.
+    private func substituteDefaultTone(on name: String, _ timeline: inout Timeline, latency: UInt32, pause: Double,
+                                       maxDuration: Double?) -> AlsaPCM? {
+        let tone = DefaultTone.clip()
+        guard timeline.clip.channels != tone.channels || timeline.clip.sampleRate != tone.sampleRate,
+            let pcm = try? AlsaPCM(name: name, channels: tone.channels, rate: tone.sampleRate, latencyMicros: latency)
+        else { return nil }
+        let elapsed = Double(timeline.position) / Double(timeline.clip.sampleRate)
+        timeline = Timeline(clip: tone, loudness: timeline.loudness, loop: timeline.loop,
+                            pauseFrames: Int(pause * Double(tone.sampleRate)),
+                            endFrame: maxDuration.map { Int(max(0, $0 - elapsed) * Double(tone.sampleRate)) })
+        return pcm
+    }
+
     private enum FeedEnd { case stopped, finished, failed(AlsaError) }
 
     /// Writes the timeline into `pcm` in period-sized pieces, waiting (≤ 20 ms at a time) for room,
@@ -228,7 +258,7 @@ public final class AlarmPlayer: @unchecked Sendable {
             if r > 0 {
                 if let f = firstFrame {
                     firstFrame = nil
-                    f(PlaybackStarted(device: pcm.name, date: Date(), instant: .now))
+                    f(PlaybackStarted(device: pcm.name, date: Date(), instant: .now, substitution: result.substitution))
                 }
                 pending -= r
                 offset += r

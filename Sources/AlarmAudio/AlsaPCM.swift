@@ -10,6 +10,9 @@ public struct AlsaError: Error, Sendable, CustomStringConvertible {
     public var code: Int32
     public var text: String { String(cString: snd_strerror(code)) }
     public var description: String { "ALSA device '\(device)': \(operation) failed: \(text)" }
+    /// The device opened but refused the rate, channels or format asked for (`snd_pcm_set_params`):
+    /// another shape may still play there.
+    public var refusedParameters: Bool { operation.hasPrefix("snd_pcm_set_params") }
 }
 
 /// One open playback PCM, 16-bit interleaved, non-blocking. Only `AlarmPlayer`'s thread uses it;

@@ -8,7 +8,11 @@ public enum ClipLimits {
     public static let maxDuration: Double = 30
     /// The same limit as an integer, so the check `frames <= maxSeconds * rate` is exact.
     public static let maxSeconds = 30
+    /// Clips under this rate are refused: nothing under 500 Hz could be heard in them.
     public static let minSampleRate = 1_000
+    /// The lowest rate alsa-lib's `plug` layer (on `default` and every `plughw:`) accepts: clips
+    /// from `minSampleRate` up to this are resampled when decoded (`Resampler`).
+    public static let minDeviceRate = 4_000
     public static let maxSampleRate = 192_000
     public static let maxChannels = 2
     /// Chunks walked in a container before the file is called corrupt.

@@ -25,7 +25,10 @@ public enum SoundDecoder {
         do throws(SoundProblem) {
             let file = try SoundFile(path: path, name: name)
             let layout = try ContainerScanner.scan(file, name: name)
-            let clip: AudioClip
+            out.format = SoundFormat(container: layout.container, format: headerFormatName(layout),
+                                     channels: layout.channels, sampleRate: layout.sampleRate)
+            try Codecs.check(layout, name: name)
+            var clip: AudioClip
             if layout.container == .caf && layout.cafFormatID == "ima4" {
                 clip = try decodeCAFIMA4(file, layout, name: name, into: &out)
             } else {
@@ -33,6 +36,10 @@ public enum SoundDecoder {
             }
             out.duration = clip.duration
             if clip.frameCount == 0 { throw .empty(name) }
+            // alsa-lib's plug layer refuses rates under 4000 Hz: such clips are raised here.
+            if clip.sampleRate < ClipLimits.minDeviceRate {
+                clip = Resampler.upsample(clip, by: Resampler.factor(for: clip.sampleRate))
+            }
             out.result = .success(clip)
         } catch {
             out.result = .failure(error)
@@ -119,36 +126,43 @@ public enum SoundDecoder {
     /// A description of the data format from our own header walk, for files libsndfile refuses.
     static func headerFormatName(_ l: ContainerLayout) -> String {
         switch l.container {
-        case .wav: "WAV format tag 0x\(Self.hex4(Int(l.wavFormatTag))), \(l.wavBitsPerSample)-bit"
-        case .aiff: "PCM \(l.aiffBits)-bit"
-        case .aifc: "'\(l.aiffCompression.trimmingSpaces)'"
-        case .caf: "'\(l.cafFormatID.trimmingSpaces)'"
+        case .wav:
+            let tag = "0x\(Self.hex4(Int(l.wavFormatTag)))"
+            return Codecs.wavNames[l.wavFormatTag].map { "\($0) (\(tag))" } ?? "WAV format tag \(tag), \(l.wavBitsPerSample)-bit"
+        case .aiff: return "PCM \(l.aiffBits)-bit"
+        case .aifc: return Codecs.describe(l.aiffCompression)
+        case .caf: return Codecs.describe(l.cafFormatID)
         }
     }
 
     static func decodeWithSndfile(_ file: SoundFile, _ l: ContainerLayout, name: String, into out: inout SoundInspection) throws(SoundProblem) -> AudioClip {
-        out.format = SoundFormat(container: l.container, format: headerFormatName(l), channels: l.channels, sampleRate: l.sampleRate)
         var info = SF_INFO()
-        guard let sf = sf_open_fd(file.fd, Int32(SFM_READ), &info, 0) else {
+        // libsndfile reads the file through a view that carries the scanner's patches.
+        guard let (sf, view) = SndfileView(file, patches: l.patches).open(&info) else {
             let code = sf_error(nil)
             let text = String(cString: sf_strerror(nil))
-            if code == Int32(SF_ERR_UNSUPPORTED_ENCODING) { throw .unsupported(name, detail: "\(headerFormatName(l)) in \(l.container.rawValue) is not decoded (\(text))") }
+            if code == Int32(SF_ERR_UNSUPPORTED_ENCODING) { throw .unsupported(name, detail: "\(headerFormatName(l)) in \(l.container.rawValue) is not supported (libsndfile: \(text))") }
             throw .corrupt(name, detail: "libsndfile: \(text)")
         }
-        defer { sf_close(sf) }
+        defer {
+            sf_close(sf)
+            view.release()
+        }
         let major = info.format & Int32(SF_FORMAT_TYPEMASK)
-        // WAVE_FORMAT_EXTENSIBLE (sox's 24-bit output, many editors' exports) is still a WAV.
+        // WAVE_FORMAT_EXTENSIBLE (sox's 24-bit output, many editors' exports) is still a WAV, and so
+        // is RF64; RIFX is SF_FORMAT_WAV with big-endian data.
         let expected: [Int32] = switch l.container {
-        case .wav: [Int32(SF_FORMAT_WAV), Int32(SF_FORMAT_WAVEX)]
+        case .wav: [Int32(SF_FORMAT_WAV), Int32(SF_FORMAT_WAVEX), Int32(SF_FORMAT_RF64)]
         case .aiff, .aifc: [Int32(SF_FORMAT_AIFF)]
         case .caf: [Int32(SF_FORMAT_CAF)]
         }
         guard expected.contains(major) else { throw .corrupt(name, detail: "libsndfile reads it as another container") }
         let channels = Int(info.channels), rate = Int(info.samplerate)
         guard let fmt = formatName(container: l.container, subtype: info.format & Int32(SF_FORMAT_SUBMASK)) else {
-            throw .unsupported(name, detail: "\(headerFormatName(l)) in \(l.container.rawValue) is not a data format we play")
+            throw .unsupported(name, detail: "\(headerFormatName(l)) in \(l.container.rawValue) is not supported (not a data format we play)")
         }
-        out.format = SoundFormat(container: l.container, format: fmt, channels: channels, sampleRate: rate)
+        let form = l.container == .wav && l.wavForm != "RIFF" ? " (\(l.wavForm))" : ""
+        out.format = SoundFormat(container: l.container, format: fmt + form, channels: channels, sampleRate: rate)
         try checkShape(channels: channels, rate: rate, name: name)
 
         // The frames that really exist: libsndfile counts ADPCM in whole blocks, the WAV 'fact'
@@ -161,7 +175,7 @@ public enum SoundDecoder {
         // writer records half the frames for stereo IMA ADPCM, and such a count must not cut audio.
         if isADPCM, l.container == .wav, let fact = l.wavFactFrames,
             fact <= info.frames, info.frames - Int64(fact) < Int64(l.wavSamplesPerBlock) { realCap = fact }
-        if !isADPCM, l.container != .wav, l.container != .caf { realCap = l.aiffFrames }
+        if !isADPCM, l.container != .wav, l.container != .caf, let frames = l.aiffFrames { realCap = frames }
 
         let limit = ClipLimits.maxFrames(rate: rate)
         let chunk = 4096

@@ -61,6 +61,20 @@ struct Bytes {
     func be16(_ i: Int) -> UInt16 { UInt16(u8(i)) << 8 | UInt16(u8(i + 1)) }
     func be32(_ i: Int) -> UInt32 { UInt32(be16(i)) << 16 | UInt32(be16(i + 2)) }
     func be64(_ i: Int) -> UInt64 { UInt64(be32(i)) << 32 | UInt64(be32(i + 4)) }
+    func le64(_ i: Int) -> UInt64 { UInt64(le32(i)) | UInt64(le32(i + 4)) << 32 }
+    /// Little-endian when `le`, else big-endian (RIFF and RIFX share one walk).
+    func u16(_ i: Int, le: Bool) -> UInt16 { le ? le16(i) : be16(i) }
+    func u32(_ i: Int, le: Bool) -> UInt32 { le ? le32(i) : be32(i) }
+
+    /// The bytes of `v`, for a patch laid over a header field.
+    static func encode32(_ v: UInt32, le: Bool) -> [UInt8] {
+        let b = (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) }
+        return le ? b : b.reversed()
+    }
+    static func encode64(_ v: UInt64, le: Bool) -> [UInt8] {
+        let b = (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) }
+        return le ? b : b.reversed()
+    }
     func fourCC(_ i: Int) -> String {
         String(decoding: (0..<4).map { u8(i + $0) }.map { $0 >= 32 && $0 < 127 ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
     }

@@ -60,7 +60,7 @@ struct Play: ParsableCommand {
             sigaddset(&set, SIGTERM)
             pthread_sigmask(SIG_BLOCK, &set, nil)
             player.start(choice.clip, loudness: loudness, maxDuration: maxSeconds) { started in
-                stderr("alarm: ringing \(what) on \(started.device)")
+                stderr("alarm: ringing \(started.substitution == nil ? what : "the default tone") on \(started.device)")
             }
             var timeout = timespec(tv_sec: 0, tv_nsec: 50_000_000)
             while player.isRinging {
@@ -68,12 +68,13 @@ struct Play: ParsableCommand {
             }
             let summary = player.stop()
             guard summary.framesWritten > 0 else { throw ExitCode.failure }
-            print("played \(what) on \(summary.device ?? "?")")
+            print("played \(summary.substitution == nil ? what : "the default tone") on \(summary.device ?? "?")")
             return
         }
         do {
+            // The player says on stderr when a device refused the clip and the default tone played.
             let summary = try player.playOnce(choice.clip, loudness: loudness)
-            print("played \(what) on \(summary.device ?? "?")")
+            print("played \(summary.substitution == nil ? what : "the default tone") on \(summary.device ?? "?")")
         } catch {
             stderr("alarm: no ALSA device would play: \(error)")
             throw ExitCode.failure

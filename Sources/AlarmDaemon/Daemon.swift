@@ -384,7 +384,9 @@ public final class Daemon {
         player.start(
             choice.clip, loudness: Loudness(volumePercent: Double(request.volume), fadeIn: request.fadeIn),
             onFirstFrame: { started in
-                inbox.post(.playbackStarted(sound: name, reason: reason), at: started.date, generation: generation)
+                // A device that refused the clip's rate or channels plays the default tone instead.
+                let played = started.substitution == nil ? name : nil
+                inbox.post(.playbackStarted(sound: played, reason: started.substitution ?? reason), at: started.date, generation: generation)
                 wake.signal()
             },
             onFailure: { failure in
