@@ -133,10 +133,18 @@ def side_by_side(r, w):
     if a_delay:
         w("| delay, scheduled → first frame to ALSA (`null` PCM), median / p99 / max | %s | %d once alarms 1, 2 or 3 s apart, "
           "`alarm import`ed into a running alarmd (ALARM_DEVICE=null); each is seen ringing in status.json, "
-          "stopped with `stop` on the FIFO; `started − scheduled` from history.jsonl (%d entries, %d marked late, outcomes %s; not seen ringing: %d) |" % (
-              dist(a_delay), delay["alarms"], delay["history_entries"], delay["late"], delay["outcomes"], len(delay["not_seen"])))
+          "stopped with `stop` on the FIFO; `started − scheduled` from history.jsonl (%d entries, %d marked late, outcomes %s; not seen ringing: %d; "
+          "%s rings pre-rolled, issue #11's target: p99 ≤ 2 ms) |" % (
+              dist(a_delay, 2), delay["alarms"], delay["history_entries"], delay["late"], delay["outcomes"], len(delay["not_seen"]),
+              delay.get("prerolled", "—")))
         w("| scheduled → status.json says ringing | %s | inotify on the runtime directory (same alarms) |" % dist(delay["status_ringing"]))
         w("| stop latency: `stop` written to the FIFO → status.json idle (`null` PCM) | %s | same alarms |" % dist(delay["stop_to_idle"]))
+    pf = r.get("pulse_first_frames")
+    if pf:
+        w("| first frame on the PulseAudio null sink (`pulse` PCM), pre-rolled, median / p99 / max | %s | %d once alarms 2 s apart "
+          "(sine clip), each stopped once seen ringing so the next is pre-rolled (issue #11: target p99 ≤ 2 ms); %d rings pre-rolled, "
+          "%d marked late, not seen ringing: %d; `started − scheduled` from history.jsonl |" % (
+              dist(pf["first_frame"], 2), pf["alarms"], pf["prerolled"], pf["late"], len(pf["not_seen"])))
     pu = r.get("pulse")
     if pu:
         w("| delay on the PulseAudio null sink (`pulse` PCM), median / p99 / max | %s | once alarms 3 s apart playing a sine clip; history |" % dist(pu["first_frame"]))

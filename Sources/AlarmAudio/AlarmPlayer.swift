@@ -52,6 +52,8 @@ public final class AlarmPlayer: @unchecked Sendable {
 
     private let lock = Condition()
     private var stopRequested = false
+    /// `go()` was called: a pre-rolled ring starts now, whatever its instant.
+    private var goRequested = false
     private var running = false
     private var summary = PlaybackSummary(device: nil, framesWritten: 0, stoppedByCaller: false)
 
@@ -113,6 +115,72 @@ public final class AlarmPlayer: @unchecked Sendable {
         }
     }
 
+    /// Pre-roll (issue #11): prepares a ring for `instant` now, so that its first frame reaches
+    /// ALSA at the instant rather than after a device open: opens the first device of the chain
+    /// that opens (a device that fails now is replaced by the next before the instant), waits,
+    /// and starts the sound by itself at `instant` on the wall clock. Woken more than `window`
+    /// after the instant (the clock was set forward, the process was stopped), it waits for `go()`
+    /// instead. `go()` starts it at once; `stop()` cancels it. Then it rings as `start` does.
+    public func preroll(_ clip: AudioClip, at instant: Date, window: TimeInterval = 1, loudness: Loudness = Loudness(),
+                        maxDuration: Double? = nil,
+                        onFirstFrame: (@Sendable (PlaybackStarted) -> Void)? = nil,
+                        onFailure: (@Sendable (String) -> Void)? = nil) {
+        stop()
+        lock.lock()
+        stopRequested = false
+        goRequested = false
+        running = true
+        summary = PlaybackSummary(device: nil, framesWritten: 0, stoppedByCaller: false)
+        let latency = _latency
+        lock.unlock()
+        startThread(named: "alarm-preroll") { [self] in
+            var prepared: (index: Int, pcm: AlsaPCM)? = nil
+            for (k, name) in devices.enumerated() where !shouldStop {
+                do throws(AlsaError) {
+                    prepared = (k, try AlsaPCM(name: name, channels: clip.channels, rate: clip.sampleRate, latencyMicros: latency))
+                    break
+                } catch {
+                    // One that opens but refuses the clip is left to the ring (the default tone there).
+                    if error.refusedParameters { break }
+                    log("alarm: pre-roll: \(error); trying the next device")
+                }
+            }
+            lock.lock()
+            while !stopRequested && !goRequested {
+                let late = Date().timeIntervalSince(instant)
+                if late >= 0 {
+                    if late <= window { break }
+                    lock.wait()
+                } else {
+                    _ = lock.wait(until: instant)
+                }
+            }
+            let cancelled = stopRequested
+            lock.unlock()
+            var s = PlaybackSummary(device: nil, framesWritten: 0, stoppedByCaller: true)
+            if cancelled {
+                prepared?.pcm.close()
+            } else {
+                var ignored: AlsaError?
+                s = ring(clip, loudness: loudness, loop: true, maxDuration: maxDuration, retryForever: true,
+                         onFirstFrame: onFirstFrame, lastError: &ignored, onFailure: onFailure, prepared: prepared)
+            }
+            lock.lock()
+            summary = s
+            running = false
+            lock.broadcast()
+            lock.unlock()
+        }
+    }
+
+    /// Starts a pre-rolled ring now if it has not started yet. Does nothing otherwise.
+    public func go() {
+        lock.lock()
+        goRequested = true
+        lock.broadcast()
+        lock.unlock()
+    }
+
     /// Silence now: the queued audio is dropped (not drained) and the device closed. Returns when
     /// that is done. Does nothing when not ringing.
     @discardableResult
@@ -161,7 +229,8 @@ public final class AlarmPlayer: @unchecked Sendable {
 
     private func ring(_ clip: AudioClip, loudness: Loudness, loop: Bool, maxDuration: Double?, retryForever: Bool,
                       onFirstFrame: (@Sendable (PlaybackStarted) -> Void)?, lastError: inout AlsaError?,
-                      onFailure: (@Sendable (String) -> Void)? = nil) -> PlaybackSummary {
+                      onFailure: (@Sendable (String) -> Void)? = nil,
+                      prepared: (index: Int, pcm: AlsaPCM)? = nil) -> PlaybackSummary {
         var failureReported = false
         let (latency, pause, retry) = locked { (_latency, _pause, _retry) }
         var timeline = Timeline(clip: clip, loudness: loudness, loop: loop,
@@ -169,22 +238,34 @@ public final class AlarmPlayer: @unchecked Sendable {
                                 endFrame: maxDuration.map { Int($0 * Double(clip.sampleRate)) })
         var result = PlaybackSummary(device: nil, framesWritten: 0, stoppedByCaller: false)
         var firstFrame = onFirstFrame
+        // A pre-rolled device: the first pass starts there (those before it failed just now).
+        var prepared = prepared
         while true {
-            for name in devices {
-                if shouldStop { result.stoppedByCaller = true; return result }
+            for (k, name) in devices.enumerated() {
+                if let p = prepared, k < p.index { continue }
+                if shouldStop {
+                    prepared?.pcm.close()
+                    result.stoppedByCaller = true
+                    return result
+                }
                 var pcm: AlsaPCM
-                do throws(AlsaError) {
-                    pcm = try AlsaPCM(name: name, channels: timeline.clip.channels, rate: timeline.clip.sampleRate, latencyMicros: latency)
-                } catch {
-                    log("alarm: \(error)")
-                    lastError = error
-                    // A device that opens but refuses the clip's rate or channels rings the default tone.
-                    guard result.substitution == nil, error.refusedParameters,
-                        let tone = substituteDefaultTone(on: name, &timeline, latency: latency, pause: pause, maxDuration: maxDuration)
-                    else { continue }
-                    pcm = tone
-                    result.substitution = "ALSA device '\(name)' cannot play the sound as it is (\(clip.channels) ch, \(clip.sampleRate) Hz: \(error.text))"
-                    log("alarm: \(result.substitution!); playing the default tone instead")
+                if let p = prepared {
+                    pcm = p.pcm
+                    prepared = nil
+                } else {
+                    do throws(AlsaError) {
+                        pcm = try AlsaPCM(name: name, channels: timeline.clip.channels, rate: timeline.clip.sampleRate, latencyMicros: latency)
+                    } catch {
+                        log("alarm: \(error)")
+                        lastError = error
+                        // A device that opens but refuses the clip's rate or channels rings the default tone.
+                        guard result.substitution == nil, error.refusedParameters,
+                            let tone = substituteDefaultTone(on: name, &timeline, latency: latency, pause: pause, maxDuration: maxDuration)
+                        else { continue }
+                        pcm = tone
+                        result.substitution = "ALSA device '\(name)' cannot play the sound as it is (\(clip.channels) ch, \(clip.sampleRate) Hz: \(error.text))"
+                        log("alarm: \(result.substitution!); playing the default tone instead")
+                    }
                 }
                 result.device = name
                 switch feed(pcm, &timeline, &firstFrame, &result) {

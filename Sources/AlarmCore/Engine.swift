@@ -184,6 +184,16 @@ public struct Engine: Sendable {
         return (best, first)
     }
 
+    /// The ring the next occurrence starts if nothing changes before it (the daemon pre-rolls
+    /// it, issue #11): nil while something rings or is snoozed (the sound card is busy, and a
+    /// snooze's end may come first), or when no alarm is due. `late` is false.
+    public func upcomingRing(now: Date, zone: Zone) -> RingRequest? {
+        guard case .idle = state.ring, let next = (lastStatus?.next ?? nextRing(now: now, zone: zone)),
+            let a = alarms.first(where: { $0.id == next.id })
+        else { return nil }
+        return request(makeRinging(a, scheduled: next.at, merged: [], now: next.at, late: false, zone: zone))
+    }
+
     public func status(now: Date, zone: Zone) -> EngineStatus {
         status(next: nextRing(now: now, zone: zone), zone: zone)
     }

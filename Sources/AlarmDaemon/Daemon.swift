@@ -49,6 +49,9 @@ public final class Daemon {
     var zoneDataPath: String?
     /// The database files of the zones alarms are pinned to (resolved through links).
     var pinnedZonePaths: [String: String] = [:]
+    /// The next ring, prepared a little before its instant (see `Preroll`).
+    var preroll: Preroll?
+    let prerollTimer: TimerFD
 
     /// Sets everything up; throws with a message a user can act on (a directory that cannot be
     /// created, a FIFO path taken by something else, another alarmd running).
@@ -79,6 +82,7 @@ public final class Daemon {
 
         loop = try EventLoop()
         timer = try TimerFD()
+        prerollTimer = try TimerFD()
         watchdogTimer = try TimerFD(clock: .monotonic)
         files = try Inotify()
         signals = try SignalFD([.terminate, .interrupt, .hangup])
@@ -151,6 +155,7 @@ public final class Daemon {
         try notify.ready(status: notifyStatus())
         try loop.run()
         try? notify.stopping()
+        cancelPreroll()
         player.stop()
         try? fifo.remove()
         logger.notice("alarmd stopped")
@@ -167,6 +172,10 @@ public final class Daemon {
                 handle(.clockChanged)
             case nil: break
             }
+        }
+        _ = try loop.register(prerollTimer.descriptor) { [unowned self] _ in
+            _ = try prerollTimer.read()
+            planPreroll()
         }
         _ = try loop.register(files.descriptor) { [unowned self] _ in
             var zoneTouched = false, storeTouched = false
@@ -288,7 +297,9 @@ public final class Daemon {
         } catch {
             logger.error("the configuration was not reloaded, the old one stays in force: \(error)")
         }
+        cancelPreroll()  // prepared with the old sounds and device
         reload(reason: nil)
+        planPreroll()
     }
 
     static func settings(_ c: Configuration) -> EngineSettings {
@@ -322,6 +333,7 @@ public final class Daemon {
 
     func handle(_ kind: EngineEvent.Kind, now: Date = Date()) {
         perform(engine.handle(kind, now: now, zone: zone))
+        planPreroll()
     }
 
     private func perform(_ actions: [EngineAction]) {
@@ -368,31 +380,22 @@ public final class Daemon {
     }
 
     private func startRinging(_ request: RingRequest) {
+        if adoptPreroll(request) { return }
         if let next = pendingPlayer {
             player.stop()
             player = next
             pendingPlayer = nil
         }
         ringGeneration += 1
-        let generation = ringGeneration
         let choice = sounds.choose(request.sound)
         let reason = choice.problem?.description
         if let reason { logger.warning("\(request.alarm ?? "ring"): \(reason); playing the default tone") }
-        let name = choice.name
-        let inbox = self.inbox, wake = self.wake
-        logger.notice("ringing \(request.alarm ?? "(ring now)") with \(name ?? "the default tone")\(request.late ? " (late)" : "")")
+        let relay = PlaybackRelay(inbox: inbox, wake: wake, sound: choice.name, reason: reason)
+        relay.attach(generation: ringGeneration)
+        logger.notice("ringing \(request.alarm ?? "(ring now)") with \(choice.name ?? "the default tone")\(request.late ? " (late)" : "")")
         player.start(
             choice.clip, loudness: Loudness(volumePercent: Double(request.volume), fadeIn: request.fadeIn),
-            onFirstFrame: { started in
-                // A device that refused the clip's rate or channels plays the default tone instead.
-                let played = started.substitution == nil ? name : nil
-                inbox.post(.playbackStarted(sound: played, reason: started.substitution ?? reason), at: started.date, generation: generation)
-                wake.signal()
-            },
-            onFailure: { failure in
-                inbox.post(.playbackFailed(reason: failure), at: Date(), generation: generation)
-                wake.signal()
-            })
+            onFirstFrame: { relay.started($0) }, onFailure: { relay.failed($0) })
     }
 
     private func publish(_ status: EngineStatus) throws {

@@ -1,0 +1,141 @@
+import AlarmAudio
+import AlarmCore
+import AlarmSystem
+import FoundationEssentials
+
+/// Pre-roll (issue #11): a little before the next ring's instant, alarmd decodes its sound and
+/// opens the device on a player thread that starts the sound by itself at the instant, so the
+/// first frame does not wait for the timer, the engine's pass over the alarms, a decode and a
+/// device open. The engine still decides: when it starts that very ring the prepared player is
+/// adopted; any other decision cancels the pre-roll and rings the usual way.
+struct Preroll {
+    /// How long before its instant a ring is prepared.
+    static let lead: TimeInterval = 2
+
+    var request: RingRequest
+    var player: AlarmPlayer?
+    var relay: PlaybackRelay?
+    var problem: SoundProblem?
+
+    /// The same ring, as far as what is heard goes (`late` is the engine's to say).
+    static func same(_ a: RingRequest, _ b: RingRequest) -> Bool {
+        a.alarm == b.alarm && a.sound == b.sound && a.volume == b.volume && a.fadeIn == b.fadeIn && a.scheduled == b.scheduled
+    }
+}
+
+/// Hands a ring's first frame (or its failure) to the loop once the ring has its generation: a
+/// pre-rolled ring may sound a few milliseconds before the engine asks for it.
+final class PlaybackRelay: @unchecked Sendable {
+    private let lock = Lock()
+    private var generation: Int?
+    private var held: [(kind: EngineEvent.Kind, at: Date)] = []
+    private let inbox: Inbox
+    private let wake: EventFD
+    /// The sound's name; nil when the default tone plays.
+    let sound: String?
+    /// Why the default tone plays in place of the sound asked for.
+    let reason: String?
+
+    init(inbox: Inbox, wake: EventFD, sound: String?, reason: String?) {
+        self.inbox = inbox
+        self.wake = wake
+        self.sound = sound
+        self.reason = reason
+    }
+
+    func started(_ s: PlaybackStarted) {
+        // A device that refused the clip's rate or channels plays the default tone instead.
+        deliver(.playbackStarted(sound: s.substitution == nil ? sound : nil, reason: s.substitution ?? reason), at: s.date)
+    }
+
+    func failed(_ failure: String) { deliver(.playbackFailed(reason: failure), at: Date()) }
+
+    private func deliver(_ kind: EngineEvent.Kind, at: Date) {
+        lock.lock()
+        guard let g = generation else {
+            held.append((kind, at))
+            lock.unlock()
+            return
+        }
+        lock.unlock()
+        inbox.post(kind, at: at, generation: g)
+        wake.signal()
+    }
+
+    func attach(generation g: Int) {
+        lock.lock()
+        generation = g
+        let waiting = held
+        held = []
+        lock.unlock()
+        for h in waiting { inbox.post(h.kind, at: h.at, generation: g) }
+        if !waiting.isEmpty { wake.signal() }
+    }
+}
+
+extension Daemon {
+    /// After every event: keeps the pre-roll in step with the engine's next ring.
+    func planPreroll(now: Date = Date()) {
+        let want = engine.upcomingRing(now: now, zone: zone)
+        if let p = preroll, let want, Preroll.same(p.request, want) {
+            // Still the one.
+        } else {
+            cancelPreroll()
+            preroll = want.map { Preroll(request: $0) }
+        }
+        guard let p = preroll else {
+            try? prerollTimer.disarm()
+            return
+        }
+        guard p.player == nil else { return }
+        let at = p.request.scheduled.addingTimeInterval(-Preroll.lead)
+        if at <= now {
+            preparePreroll()
+        } else {
+            do { try prerollTimer.arm(at: at) } catch { logger.warning("pre-roll timer: \(error)") }
+        }
+    }
+
+    /// Decodes the sound and starts the waiting player.
+    private func preparePreroll() {
+        guard var p = preroll, p.player == nil else { return }
+        let r = p.request
+        let choice = sounds.choose(r.sound)
+        let log = logger
+        let pre = AlarmPlayer(devices: (pendingPlayer ?? player).devices, log: { line in log.warning("\(line)") })
+        let relay = PlaybackRelay(inbox: inbox, wake: wake, sound: choice.name, reason: choice.problem?.description)
+        pre.preroll(
+            choice.clip, at: r.scheduled, loudness: Loudness(volumePercent: Double(r.volume), fadeIn: r.fadeIn),
+            onFirstFrame: { relay.started($0) }, onFailure: { relay.failed($0) })
+        p.player = pre
+        p.relay = relay
+        p.problem = choice.problem
+        preroll = p
+        logger.info("pre-rolled \(r.alarm ?? "ring") for \(RFC3339.format(r.scheduled, in: zone)) with \(choice.name ?? "the default tone")")
+    }
+
+    /// Takes the prepared player for `request` when it is the ring prepared; false otherwise.
+    func adoptPreroll(_ request: RingRequest) -> Bool {
+        guard let p = preroll, let pre = p.player, let relay = p.relay, Preroll.same(p.request, request) else {
+            cancelPreroll()
+            return false
+        }
+        preroll = nil
+        try? prerollTimer.disarm()
+        player.stop()
+        player = pre
+        pendingPlayer = nil  // the pre-roll was made with its devices
+        ringGeneration += 1
+        relay.attach(generation: ringGeneration)
+        pre.go()
+        if let problem = p.problem { logger.warning("\(request.alarm ?? "ring"): \(problem); playing the default tone") }
+        logger.notice("ringing \(request.alarm ?? "(ring now)") with \(relay.sound ?? "the default tone") (pre-rolled)\(request.late ? " (late)" : "")")
+        return true
+    }
+
+    /// Cancels a prepared ring (its device is closed).
+    func cancelPreroll() {
+        preroll?.player?.stop()
+        preroll = nil
+    }
+}
