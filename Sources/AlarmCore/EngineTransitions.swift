@@ -346,7 +346,7 @@ extension Engine {
             fx.record(HistoryEntry(
                 alarm: o.alarm, scheduled: o.scheduled, started: r.firstFrame, ended: now,
                 outcome: failed ? .failed : outcome, sound: r.playing, reason: why.isEmpty ? nil : why,
-                late: r.late, zone: r.zone))
+                late: r.late, zone: r.zone, fallback: r.fallback))
         }
     }
 
@@ -372,6 +372,7 @@ extension Engine {
         n.failed = false
         n.retryAt = nil
         n.snoozedFor = nil
+        n.fallback = nil
         return n
     }
 
