@@ -28,6 +28,8 @@ struct Status: ParsableCommand {
             print(why ?? "alarmd is not running")
         } else if let status = readStatus(ctx) {
             print(describe(status, ctx))
+            // What alarmd's pre-flight found wrong before the next ring (alarm check says more).
+            for warning in status.warnings { print("warning: \(warning)") }
         } else {
             print("alarmd is running (no status yet)")
         }
