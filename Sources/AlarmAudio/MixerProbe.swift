@@ -22,7 +22,11 @@ public enum MixerProbe {
     /// The corresponding C functions are `snd_mixer_open`, `snd_mixer_attach`,
     /// `snd_mixer_selem_register`, `snd_mixer_load` and the `snd_mixer_selem_get_playback_*` calls.
     public static func read(card: Int, control: String?) throws(AlsaError) -> MixerState? {
-        let name = "hw:\(card)"
+        try read(device: "hw:\(card)", control: control)
+    }
+
+    /// The same for any ALSA control device (`hw:1`, or a plugin such as `pulse`).
+    public static func read(device name: String, control: String?) throws(AlsaError) -> MixerState? {
         calsa_quiet_errors(1)
         defer { calsa_quiet_errors(0) }
         var handle: OpaquePointer?
