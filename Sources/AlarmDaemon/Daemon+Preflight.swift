@@ -64,6 +64,8 @@ extension Daemon {
         guard let next = lastStatus?.next, lastStatus?.state != .ringing,
             let alarm = engine.alarms.first(where: { $0.id == next.id })
         else {
+            // Nothing to check now; counted as a check, so the timer cannot spin on it.
+            preflight.lastCheck = now
             schedulePreflight(now: now)
             return
         }

@@ -215,7 +215,9 @@ public final class Daemon {
         _ = try loop.register(preflightTimer.descriptor) { [unowned self] _ in
             switch try preflightTimer.read() {
             case .expired?: runPreflight()
-            case .clockChanged?: schedulePreflight()
+            case .clockChanged?:
+                preflight.armedAt = nil
+                schedulePreflight()
             case nil: break
             }
         }

@@ -16,6 +16,8 @@ public struct LivePreflightProbes: PreflightProbes {
     /// systemd-timesyncd's flag file, consulted when `adjtimex` is refused (alarmd's sandbox has
     /// `ProtectClock=yes`, which blocks even the read-only call).
     public var timesyncFlag = "/run/systemd/timesync/synchronized"
+    /// Where the kernel's sound devices are.
+    public var soundDevices = "/dev/snd"
 
     public init(sounds: SoundLibrary, asDaemon: Bool) {
         self.sounds = sounds
@@ -33,9 +35,29 @@ public struct LivePreflightProbes: PreflightProbes {
         case .opens:
             return .init(name: device, result: .opens(card: r.card.map { .init(index: $0, name: r.cardName ?? "card \($0)") }))
         case .busy: return .init(name: device, result: .busy(text))
-        case .denied: return .init(name: device, result: .denied(text))
-        case .fails: return .init(name: device, result: .fails(text))
+        // alarmd's own access is what counts: for it, a device it may not open does not play.
+        case .denied: return .init(name: device, result: asDaemon ? .fails(text) : .denied(text))
+        case .fails:
+            // A user who may not open the cards' control devices cannot even find a card by
+            // name: alsa-lib says "No such device". That tells nothing about alarmd's access.
+            if !asDaemon, let closed = cardsClosedToThisUser() { return .init(name: device, result: .denied("\(text); \(closed)")) }
+            return .init(name: device, result: .fails(text))
         }
+    }
+
+    /// Why this user cannot use the sound cards at all, if so: control devices exist, and this
+    /// user may open none of them (not in group audio, no seat access). Nil when there is no
+    /// card, or one is open to this user.
+    func cardsClosedToThisUser() -> String? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: soundDevices) else { return nil }
+        let controls = names.filter { $0.hasPrefix("controlC") }.sorted()
+        guard let first = controls.first else { return nil }
+        var why = EACCES
+        for name in controls {
+            if access(soundDevices + "/" + name, R_OK | W_OK) == 0 { return nil }
+            why = errno
+        }
+        return "this user may not open \(soundDevices)/\(first) (\(String(cString: strerror(why))))"
     }
 
     public func mixer(card: CheckFacts.Device.Card, control: String?) -> CheckFacts.Mixer {
