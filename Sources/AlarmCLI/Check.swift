@@ -66,8 +66,7 @@ struct CheckCommand: ParsableCommand {
         let alarms: [Alarm]
         do { alarms = try ctx.store.load() } catch {
             // Outside the group the state directory is closed: only status.json tells what rings.
-            if let id, status?.next?.id != id { return [.unknown(id)] }
-            return [.unreadable(why: "\(error)", next: status?.next)]
+            return [.unreadable(why: "\(error)", next: status?.next, asked: id)]
         }
         if let id {
             guard let alarm = alarms.first(where: { $0.id == id }) else { return [.unknown(id)] }

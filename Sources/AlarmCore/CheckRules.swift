@@ -26,8 +26,13 @@ public enum CheckRules {
         Check("alarm", .fail, "'\(id)' will not ring again: its schedule has no occurrence after now")
     }
 
-    /// The alarms could not be read; only what alarmd says it will ring is known.
-    public static func alarmsUnreadable(_ why: String, next: EngineStatus.Next?) -> Check {
+    /// The alarms could not be read; only what alarmd says it will ring is known. `asked`: the id
+    /// the user named, if any.
+    public static func alarmsUnreadable(_ why: String, next: EngineStatus.Next?, asked: String? = nil) -> Check {
+        if let asked, next?.id != asked {
+            return Check("alarm", .warning,
+                         "the alarms cannot be read here (\(why)) and '\(asked)' is not the next ring alarmd reports: it cannot be checked as this user; ask as a member of group alarm")
+        }
         if let next {
             return Check("alarm", .warning, "the alarms cannot be read here (\(why)); alarmd says '\(next.id)' rings next: its sound was not checked")
         }

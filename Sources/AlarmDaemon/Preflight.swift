@@ -25,7 +25,7 @@ public struct Preflight {
         case alarm(Alarm, at: Date?)
         case unknown(String)
         case nothing
-        case unreadable(why: String, next: EngineStatus.Next?)
+        case unreadable(why: String, next: EngineStatus.Next?, asked: String? = nil)
     }
 
     /// The system zone in force and where it came from.
@@ -70,9 +70,9 @@ public struct Preflight {
             checks.append(CheckRules.unknownAlarm(name))
         case .nothing:
             checks.append(CheckRules.noAlarm())
-        case .unreadable(let why, let next):
-            (id, at) = (next?.id, next?.at)
-            checks.append(CheckRules.alarmsUnreadable(why, next: next))
+        case .unreadable(let why, let next, let asked):
+            if let asked, asked != next?.id { (id, at) = (asked, nil) } else { (id, at) = (next?.id, next?.at) }
+            checks.append(CheckRules.alarmsUnreadable(why, next: next, asked: asked))
         }
         let ringing: Bool
         if case .running(let s?) = daemon { ringing = s.state == .ringing } else { ringing = false }

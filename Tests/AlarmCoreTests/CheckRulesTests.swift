@@ -65,6 +65,9 @@ struct CheckRulesTests {
         #expect(CheckRules.unknownAlarm("nap").message.contains("'nap'"))
         #expect(CheckRules.alarmsUnreadable("Permission denied", next: .init(id: "work", at: ring)).status == .warning)
         #expect(CheckRules.alarmsUnreadable("Permission denied", next: nil).status == .fail)
+        let asked = CheckRules.alarmsUnreadable("Permission denied", next: .init(id: "work", at: ring), asked: "nap")
+        #expect(asked.status == .warning && asked.message.contains("'nap' is not the next ring alarmd reports: it cannot be checked as this user"))
+        #expect(CheckRules.alarmsUnreadable("Permission denied", next: .init(id: "work", at: ring), asked: "work").status == .warning)
     }
 
     @Test("the sound: as chosen, the default tone, or which fallback plays and why")

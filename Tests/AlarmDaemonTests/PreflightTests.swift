@@ -162,6 +162,8 @@ struct PreflightTests {
         let outsider = pre.report(.unreadable(why: "Permission denied", next: .init(id: "work", at: ring)), daemon: running(), system: system, now: now)
         #expect(outsider.alarm == "work" && outsider.at == ring && outsider.verdict == .warning)
         #expect(outsider["daemon"]?.status == .ok)
+        let other = pre.report(.unreadable(why: "Permission denied", next: .init(id: "work", at: ring), asked: "nap"), daemon: running(), system: system, now: now)
+        #expect(other.alarm == "nap" && other.at == nil && other["alarm"]?.status == .warning)
     }
 
     @Test("a pinned alarm: its zone and the offset at the ring")
