@@ -48,6 +48,14 @@ struct ChildProcessTests {
         #expect(try child.wait() == .exited(0))
         let mask = try String(contentsOfFile: dir.sub("mask"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(mask == "SigBlk:\t0000000000000000", "SIGTERM must not stay blocked in the child: \(mask)")
+        // alarmd ignores SIGPIPE; its child must not (a `cmd | head` pipeline relies on it).
+        let previous = signal(SIGPIPE, SIG_IGN)
+        defer { signal(SIGPIPE, previous) }
+        let ign = try ChildProcess(shellCommand: "exec grep SigIgn /proc/self/status > \(dir.sub("ign"))", environment: ["PATH": "/usr/bin:/bin"])
+        #expect(try ign.wait() == .exited(0))
+        let ignored = try String(contentsOfFile: dir.sub("ign"), encoding: .utf8).split(separator: "\t").last
+            .flatMap { UInt64($0.trimmingCharacters(in: .whitespacesAndNewlines), radix: 16) }
+        #expect(ignored.map { $0 & (1 << (UInt64(SIGPIPE) - 1)) == 0 } == true, "SIGPIPE still ignored in the child")
         let killed = try ChildProcess(shellCommand: "kill -TERM $$; sleep 5", environment: ["PATH": "/usr/bin:/bin"])
         let status = try killed.wait()
         #expect(status == .signaled(SIGTERM))
