@@ -12,7 +12,11 @@ struct Context {
     let now = Date()
 
     init(_ options: SettingsOptions, lenient: Bool = false) throws {
-        config = lenient ? options.lenientConfiguration() : try options.configuration()
+        self.init(config: lenient ? options.lenientConfiguration() : try options.configuration())
+    }
+
+    init(config: Configuration) {
+        self.config = config
         store = AlarmStore(stateDir: config.stateDir)
         zone = SystemZone.current(config)
     }

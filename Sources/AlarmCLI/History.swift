@@ -36,6 +36,7 @@ struct History: ParsableCommand {
         for e in entries {
             var note = e.late ? "late" : ""
             if let reason = e.reason { note += (note.isEmpty ? "" : "; ") + reason }
+            if let fallback = e.fallback { note += (note.isEmpty ? "" : "; ") + "fallback_command: " + fallback }
             rows.append([
                 ctx.rfc3339(e.scheduled), e.alarm ?? "(ring)", e.outcome.rawValue,
                 e.started.map { ctx.clock($0) } ?? "-", e.ended.map { ctx.clock($0) } ?? "-", e.sound ?? "-", note,

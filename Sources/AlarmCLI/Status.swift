@@ -15,19 +15,7 @@ struct Status: ParsableCommand {
 
     func run() throws {
         let ctx = try Context(options, lenient: true)
-        var running = true
-        var why: String? = nil
-        do { try ControlFIFO.probe(ctx.config.fifoPath) } catch ControlFIFOError.permissionDenied {
-            // Not in the FIFO's group: this user may not command alarmd, but may still see it.
-            // The FIFO stays after a crash, so whether alarmd runs is its lock, held while it lives.
-            if FileLock.isHeld(ctx.config.daemonLockPath) == false {
-                running = false
-                why = "alarmd is not running (nobody holds \(ctx.config.daemonLockPath))"
-            }
-        } catch {
-            running = false
-            why = "\(error)"
-        }
+        let (running, why) = daemonRunning(ctx)
         let raw = try? Data(contentsOf: URL(fileURLWithPath: ctx.config.statusPath))
         if json {
             var object: [String: JSONValue] = [:]
@@ -40,11 +28,28 @@ struct Status: ParsableCommand {
             print(why ?? "alarmd is not running")
         } else if let status = readStatus(ctx) {
             print(describe(status, ctx))
+            // What alarmd's pre-flight found wrong before the next ring (alarm check says more).
+            for warning in status.warnings { print("warning: \(warning)") }
         } else {
             print("alarmd is running (no status yet)")
         }
         if !running { throw ExitCode.notRunning }
     }
+}
+
+/// Whether alarmd runs, as any user can tell: through the FIFO for its group, through the lock
+/// it holds while it lives for everyone else. `why` says why not.
+func daemonRunning(_ ctx: Context) -> (running: Bool, why: String?) {
+    do { try ControlFIFO.probe(ctx.config.fifoPath) } catch ControlFIFOError.permissionDenied {
+        // Not in the FIFO's group: this user may not command alarmd, but may still see it.
+        // The FIFO stays after a crash, so whether alarmd runs is its lock, held while it lives.
+        if FileLock.isHeld(ctx.config.daemonLockPath) == false {
+            return (false, "alarmd is not running (nobody holds \(ctx.config.daemonLockPath))")
+        }
+    } catch {
+        return (false, "\(error)")
+    }
+    return (true, nil)
 }
 
 func readStatus(_ ctx: Context) -> EngineStatus? {

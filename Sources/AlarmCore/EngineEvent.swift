@@ -26,6 +26,9 @@ public struct EngineEvent: Sendable {
         case playbackStarted(sound: String?, reason: String?)
         /// Nothing could be played (not even the default tone).
         case playbackFailed(reason: String)
+        /// The daemon ran `fallback_command` for the ringing episode, or it finished: `note` says
+        /// what became of it, for the episode's history entry.
+        case fallbackRan(note: String)
         /// The config file was reloaded (SIGHUP): new defaults for rings that start from now on;
         /// a ringing or snoozed alarm keeps the lengths it started with.
         case settingsChanged(EngineSettings)

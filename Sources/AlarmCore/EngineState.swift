@@ -46,6 +46,9 @@ public struct Ringing: Equatable, Sendable, Codable {
     public var retryAt: Date?
     /// The length of the snooze in force, when snoozed.
     public var snoozedFor: TimeInterval?
+    /// What became of `fallback_command`, run in this episode because no device would play
+    /// (issue #11); nil when it did not run.
+    public var fallback: String? = nil
 
     var zone: Zone { Zone(identifier: zoneIdentifier) ?? Zone.utc }
 }

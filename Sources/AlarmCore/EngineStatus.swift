@@ -4,7 +4,9 @@ import FoundationEssentials
 ///
 /// JSON keys: `state` (`idle`, `ringing`, `snoozed`), `alarm` (id or null), `sound` (file name,
 /// `default`, or null when idle), `reason` (why the default tone, or null), `snoozed_until`, and
-/// `next` (`{"id": ..., "at": ...}` or null). Instants are RFC 3339 in `zone`.
+/// `next` (`{"id": ..., "at": ...}` or null), `warnings` (what alarmd's pre-flight checks found
+/// wrong before the next ring, one line each: `"device: ..."`; empty when nothing is).
+/// Instants are RFC 3339 in `zone`.
 public struct EngineStatus: Equatable, Sendable {
     public enum State: String, Codable, Sendable {
         case idle, ringing, snoozed
@@ -25,12 +27,14 @@ public struct EngineStatus: Equatable, Sendable {
     public var reason: String?
     public var snoozedUntil: Date?
     public var next: Next?
+    /// Set by the daemon from its pre-flight checks; the engine leaves it empty.
+    public var warnings: [String]
     /// The zone timestamps are written in (the system zone); not part of the JSON.
     public var zone: Zone
 
     public init(
         state: State, alarm: String? = nil, sound: String? = nil, reason: String? = nil, snoozedUntil: Date? = nil,
-        next: Next? = nil, zone: Zone
+        next: Next? = nil, warnings: [String] = [], zone: Zone
     ) {
         self.state = state
         self.alarm = alarm
@@ -38,13 +42,14 @@ public struct EngineStatus: Equatable, Sendable {
         self.reason = reason
         self.snoozedUntil = snoozedUntil
         self.next = next
+        self.warnings = warnings
         self.zone = zone
     }
 }
 
 extension EngineStatus: Codable {
     enum CodingKeys: String, CodingKey {
-        case state, alarm, sound, reason, next
+        case state, alarm, sound, reason, next, warnings
         case snoozedUntil = "snoozed_until"
     }
 
@@ -73,7 +78,8 @@ extension EngineStatus: Codable {
             alarm: try c.decodeIfPresent(String.self, forKey: .alarm),
             sound: try c.decodeIfPresent(String.self, forKey: .sound),
             reason: try c.decodeIfPresent(String.self, forKey: .reason),
-            snoozedUntil: snoozedUntil, next: next, zone: zone)
+            snoozedUntil: snoozedUntil, next: next,
+            warnings: try c.decodeIfPresent([String].self, forKey: .warnings) ?? [], zone: zone)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -90,5 +96,6 @@ extension EngineStatus: Codable {
         } else {
             try c.encodeNil(forKey: .next)
         }
+        try c.encode(warnings, forKey: .warnings)
     }
 }

@@ -395,7 +395,7 @@ extension Engine {
             fx.record(HistoryEntry(
                 alarm: o.alarm, scheduled: o.scheduled, started: r.firstFrame, ended: now,
                 outcome: failed ? .failed : outcome, sound: r.playing, reason: why.isEmpty ? nil : why,
-                late: r.late, zone: r.zone))
+                late: r.late, zone: r.zone, fallback: r.fallback))
         }
     }
 
@@ -421,6 +421,7 @@ extension Engine {
         n.failed = false
         n.retryAt = nil
         n.snoozedFor = nil
+        n.fallback = nil
         return n
     }
 

@@ -18,7 +18,8 @@ public enum RingOutcome: String, Codable, Sendable {
 /// stopped has three entries, `snoozed`, `snoozed`, `stopped`, with the same `scheduled`), or one
 /// missed occurrence.
 ///
-/// JSON keys: `alarm`, `scheduled`, `started`, `ended`, `outcome`, `sound`, `reason`, `late`.
+/// JSON keys: `alarm`, `scheduled`, `started`, `ended`, `outcome`, `sound`, `reason`, `late`, and
+/// `fallback` only when `fallback_command` ran.
 /// Instants are RFC 3339 with milliseconds, in `zone` (the alarm's display zone).
 public struct HistoryEntry: Equatable, Sendable {
     /// The alarm's id; nil for `alarm ring` (ring now).
@@ -39,10 +40,13 @@ public struct HistoryEntry: Equatable, Sendable {
     public var late: Bool
     /// The zone the instants are written in; not part of the JSON (each timestamp has its offset).
     public var zone: Zone
+    /// What `fallback_command` did when no device would play ("'buzz' exited with status 0");
+    /// the key is left out when it did not run.
+    public var fallback: String?
 
     public init(
         alarm: String?, scheduled: Date, started: Date?, ended: Date?, outcome: RingOutcome, sound: String?,
-        reason: String?, late: Bool, zone: Zone
+        reason: String?, late: Bool, zone: Zone, fallback: String? = nil
     ) {
         self.alarm = alarm
         self.scheduled = scheduled
@@ -53,12 +57,13 @@ public struct HistoryEntry: Equatable, Sendable {
         self.reason = reason
         self.late = late
         self.zone = zone
+        self.fallback = fallback
     }
 }
 
 extension HistoryEntry: Codable {
     enum CodingKeys: String, CodingKey {
-        case alarm, scheduled, started, ended, outcome, sound, reason, late
+        case alarm, scheduled, started, ended, outcome, sound, reason, late, fallback
     }
 
     public init(from decoder: Decoder) throws {
@@ -73,7 +78,7 @@ extension HistoryEntry: Codable {
             sound: try c.decodeIfPresent(String.self, forKey: .sound),
             reason: try c.decodeIfPresent(String.self, forKey: .reason),
             late: try c.decodeIfPresent(Bool.self, forKey: .late) ?? false,
-            zone: zone)
+            zone: zone, fallback: try c.decodeIfPresent(String.self, forKey: .fallback))
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -86,6 +91,7 @@ extension HistoryEntry: Codable {
         try c.encode(sound, forKey: .sound)
         try c.encode(reason, forKey: .reason)
         try c.encode(late, forKey: .late)
+        try c.encodeIfPresent(fallback, forKey: .fallback)
     }
 }
 

@@ -30,6 +30,16 @@ public struct Configuration: Equatable, Sendable {
     public var volume = 100
     public var fadeIn: TimeInterval = 0
     public var grace: TimeInterval = 10 * 60
+    /// How long before each ring alarmd runs the checks of `alarm check` (config `preflight`);
+    /// 0 turns them off.
+    public var preflight: TimeInterval = 10 * 60
+    /// Run through `/bin/sh -c` when no ALSA device can play while an alarm should ring (config
+    /// `fallback_command`): a GPIO buzzer, a smart plug. Nil: none.
+    public var fallbackCommand: String? = nil
+    /// The volume floor in percent (config `mixer_floor`; 0 is off) and the card's mixer control
+    /// it applies to (config `mixer_control`; nil: the card's first playback volume control).
+    public var mixerFloor = 50
+    public var mixerControl: String? = nil
 
     public static let defaultConfigPath = "/etc/alarm/alarm.conf"
 
@@ -111,7 +121,8 @@ public struct Configuration: Equatable, Sendable {
     }
 
     /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, fade_in,
-    /// grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime.
+    /// grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight,
+    /// fallback_command, mixer_floor, mixer_control.
     mutating func apply(file path: String) throws {
         // Plain open and read: /dev/null (no config) works too.
         guard let bytes = try? AtomicFile.read(path) else {
@@ -150,8 +161,17 @@ public struct Configuration: Equatable, Sendable {
             case "localtime":
                 localtimePath = value
                 localtimeIsExplicit = true
+            case "preflight":
+                preflight = value == "0" ? 0 : try duration()
+            case "fallback_command": fallbackCommand = value
+            case "mixer_floor":
+                guard let v = Int(value.hasSuffix("%") ? String(value.dropLast()).trimmingBlanks() : value), (0...100).contains(v) else {
+                    throw fail("mixer_floor must be a whole percentage 0..100 (0 turns it off), found '\(value)'")
+                }
+                mixerFloor = v
+            case "mixer_control": mixerControl = value
             default:
-                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime)")
+                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control)")
             }
         }
     }

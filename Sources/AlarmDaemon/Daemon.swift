@@ -52,6 +52,11 @@ public final class Daemon {
     /// The next ring, prepared a little before its instant (see `Preroll`).
     var preroll: Preroll?
     let prerollTimer: TimerFD
+    /// The pre-flight checks before each ring (Daemon+Preflight.swift).
+    let preflightTimer: TimerFD
+    var preflight = PreflightState()
+    /// fallback_command processes still running, by pid (Daemon+Fallback.swift).
+    var fallbackChildren: [Int32: FallbackChild] = [:]
 
     /// Sets everything up; throws with a message a user can act on (a directory that cannot be
     /// created, a FIFO path taken by something else, another alarmd running).
@@ -83,6 +88,7 @@ public final class Daemon {
         loop = try EventLoop()
         timer = try TimerFD()
         prerollTimer = try TimerFD()
+        preflightTimer = try TimerFD()
         watchdogTimer = try TimerFD(clock: .monotonic)
         files = try Inotify()
         signals = try SignalFD([.terminate, .interrupt, .hangup])
@@ -212,6 +218,16 @@ public final class Daemon {
             try wake.drain()
             for posted in inbox.take() where posted.generation == ringGeneration {
                 handle(posted.kind, now: posted.at)
+                if case .playbackFailed(let reason) = posted.kind { runFallbackCommand(reason: reason) }
+            }
+        }
+        _ = try loop.register(preflightTimer.descriptor) { [unowned self] _ in
+            switch try preflightTimer.read() {
+            case .expired?: runPreflight()
+            case .clockChanged?:
+                preflight.armedAt = nil
+                schedulePreflight()
+            case nil: break
             }
         }
         if let interval = notify.watchdogInterval {
@@ -294,12 +310,18 @@ public final class Daemon {
             config.volume = fresh.volume
             config.fadeIn = fresh.fadeIn
             config.grace = fresh.grace
+            config.preflight = fresh.preflight
+            config.fallbackCommand = fresh.fallbackCommand
+            config.mixerFloor = fresh.mixerFloor
+            config.mixerControl = fresh.mixerControl
+            preflight.lastCheck = nil
         } catch {
             logger.error("the configuration was not reloaded, the old one stays in force: \(error)")
         }
         cancelPreroll()  // prepared with the old sounds and device
         reload(reason: nil)
         planPreroll()
+        schedulePreflight()
     }
 
     static func settings(_ c: Configuration) -> EngineSettings {
@@ -334,6 +356,7 @@ public final class Daemon {
     func handle(_ kind: EngineEvent.Kind, now: Date = Date()) {
         perform(engine.handle(kind, now: now, zone: zone))
         planPreroll()
+        schedulePreflight()
     }
 
     private func perform(_ actions: [EngineAction]) {
@@ -398,11 +421,14 @@ public final class Daemon {
             onFirstFrame: { relay.started($0) }, onFailure: { relay.failed($0) })
     }
 
-    private func publish(_ status: EngineStatus) throws {
+    /// Writes status.json: the engine's status with the pre-flight's warnings.
+    func publish(_ engineStatus: EngineStatus) throws {
+        var status = engineStatus
+        status.warnings = preflight.warnings
+        lastStatus = status
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         try AtomicFile.write(Array(try encoder.encode(status)) + [10], to: config.statusPath, permissions: 0o644, ignoringUmask: true)
-        lastStatus = status
         try? notify.status(notifyStatus())
     }
 

@@ -2,6 +2,9 @@ import AlarmAudio
 import AlarmCore
 import AlarmSystem
 import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Pre-roll (issue #11): a little before the next ring's instant, alarmd decodes its sound and
 /// opens the device on a player thread that starts the sound by itself at the instant, so the
@@ -92,7 +95,15 @@ extension Daemon {
         if at <= now {
             preparePreroll()
         } else {
-            do { try prerollTimer.arm(at: at) } catch { logger.warning("pre-roll timer: \(error)") }
+            do {
+                do { try prerollTimer.arm(at: at) } catch let error as SystemError where error.errno == ECANCELED {
+                    // A clock change is pending on this timer: clear it and arm again.
+                    _ = try? prerollTimer.read()
+                    try prerollTimer.arm(at: at)
+                }
+            } catch {
+                logger.warning("arming the pre-roll timer failed: \(error); the ring starts the usual way")
+            }
         }
     }
 

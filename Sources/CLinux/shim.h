@@ -17,6 +17,11 @@
 #include <limits.h>
 #include <stddef.h>
 #include <time.h>
+#include <sys/timex.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <sys/syscall.h>
+#include <spawn.h>
 
 // Macros and inline functions Swift cannot import directly.
 static inline int clinux_s_isfifo(mode_t m) { return S_ISFIFO(m); }
@@ -25,3 +30,16 @@ static inline int clinux_s_isreg(mode_t m) { return S_ISREG(m); }
 static inline int clinux_s_islnk(mode_t m) { return S_ISLNK(m); }
 static inline size_t clinux_sun_path_offset(void) { return offsetof(struct sockaddr_un, sun_path); }
 static inline size_t clinux_pipe_buf(void) { return PIPE_BUF; }
+static inline int clinux_wifexited(int status) { return WIFEXITED(status); }
+static inline int clinux_wexitstatus(int status) { return WEXITSTATUS(status); }
+static inline int clinux_wifsignaled(int status) { return WIFSIGNALED(status); }
+static inline int clinux_wtermsig(int status) { return WTERMSIG(status); }
+// pidfd_open(2) (Linux 5.3): glibc has a wrapper only from 2.36, so through syscall(2).
+static inline int clinux_pidfd_open(pid_t pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}

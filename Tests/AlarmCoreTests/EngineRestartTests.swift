@@ -236,7 +236,8 @@ import Testing
             state: .snoozed, alarm: "wake", sound: "birds.wav", reason: nil, snoozedUntil: at("2026-05-04T07:09:00Z"),
             next: .init(id: "wake", at: at("2026-05-05T07:00:00Z")), zone: zone("Europe/London"))
         let o = try object(s)
-        #expect(Set(o.keys) == ["state", "alarm", "sound", "reason", "snoozed_until", "next"])
+        #expect(Set(o.keys) == ["state", "alarm", "sound", "reason", "snoozed_until", "next", "warnings"])
+        #expect(o["warnings"] as? [String] == [], "issue #11: an empty array when the pre-flight found nothing")
         #expect(o["state"] as? String == "snoozed")
         #expect(o["snoozed_until"] as? String == "2026-05-04T08:09:00+01:00")
         #expect(o["reason"] is NSNull)

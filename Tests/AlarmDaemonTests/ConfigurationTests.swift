@@ -57,6 +57,23 @@ struct ConfigurationTests {
             try Configuration.resolve(flags: .init(config: "/nonexistent/alarm.conf"), environment: [:])
         }
     }
+
+    @Test("issue #11 keys: preflight (0 is off), fallback_command (the rest of the line), mixer_floor, mixer_control")
+    func checkKeys() throws {
+        let defaults = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("")])
+        #expect(defaults.preflight == 600 && defaults.fallbackCommand == nil)
+        #expect(defaults.mixerFloor == 50 && defaults.mixerControl == nil)
+        let c = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile(
+            "preflight = 5s\nfallback_command = /usr/local/bin/buzz --pin=17 >> /var/lib/alarm/buzz.log\nmixer_floor = 30 %\nmixer_control = Speaker\n")])
+        #expect(c.preflight == 5)
+        #expect(c.fallbackCommand == "/usr/local/bin/buzz --pin=17 >> /var/lib/alarm/buzz.log")
+        #expect(c.mixerFloor == 30 && c.mixerControl == "Speaker")
+        #expect(try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("preflight = 0\nmixer_floor = 0")]).preflight == 0)
+        for (text, fragment) in [("preflight = soon", "preflight: invalid duration"), ("mixer_floor = 120", "mixer_floor must be")] {
+            let path = try tempFile(text)
+            #expect { try Configuration.resolve(environment: ["ALARM_CONFIG": path]) } throws: { "\($0)".contains(fragment) }
+        }
+    }
 }
 
 @Suite("AlarmStore and a state directory that does not exist yet")

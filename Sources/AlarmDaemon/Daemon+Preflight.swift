@@ -1,0 +1,104 @@
+import AlarmAudio
+import AlarmCore
+import AlarmSystem
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the pre-flight knows between two checks.
+struct PreflightState {
+    /// The ring the checks are for (the next ring, as last published).
+    var ring: EngineStatus.Next?
+    /// When the last check for `ring` ran.
+    var lastCheck: Date?
+    /// Its problems, one line each ("device: ..."): status.json's `warnings`.
+    var warnings: [String] = []
+    /// When the timer is armed for (nil: disarmed), so an unchanged instant is not re-armed.
+    var armedAt: Date?
+}
+
+/// The pre-flight (issue #11): `preflight` (default 10 min) before each ring, alarmd runs the
+/// checks of `alarm check` for that alarm, then again every `PreflightPlan.recheckInterval` until
+/// it rings. Problems are logged as warnings when they appear and put in status.json's `warnings`;
+/// they clear when a later check finds them gone, when the next ring changes, and when the ring
+/// starts (from then on the ring reports its own failures).
+extension Daemon {
+    /// Re-arms the pre-flight timer for the ring to come. Called after every engine event: it
+    /// reads the published status (the engine's next ring), so it costs no schedule search.
+    func schedulePreflight(now: Date = Date()) {
+        reapFallbackChildren()
+        let next = lastStatus?.next
+        let ringing = lastStatus?.state == .ringing
+        if next != preflight.ring {
+            preflight.ring = next
+            preflight.lastCheck = nil
+        }
+        // Warnings of a ring that is no longer ahead (it rang, moved, was removed, or the
+        // pre-flight was turned off) go.
+        if !preflight.warnings.isEmpty, ringing || !PreflightPlan.inWindow(ring: next?.at, lead: config.preflight, now: now) {
+            setPreflightWarnings([], for: nil)
+        }
+        let due = PreflightPlan.nextCheck(ring: next?.at, lead: config.preflight, lastCheck: preflight.lastCheck, ringing: ringing, now: now)
+        guard due != preflight.armedAt else { return }
+        do {
+            if let due {
+                do { try preflightTimer.arm(at: due) } catch let error as SystemError where error.errno == ECANCELED {
+                    // A clock change is pending on this timer: clear it and arm again.
+                    _ = try? preflightTimer.read()
+                    try preflightTimer.arm(at: due)
+                }
+            } else {
+                try preflightTimer.disarm()
+            }
+            preflight.armedAt = due
+        } catch {
+            preflight.armedAt = nil
+            logger.error("arming the pre-flight timer failed: \(error)")
+        }
+    }
+
+    /// Runs the checks for the next ring now, publishes what changed, and schedules the next run.
+    func runPreflight(now: Date = Date()) {
+        preflight.armedAt = nil
+        // Not while the ring is pre-rolled (seconds away, its device held open: a probe of a
+        // `hw:` device would find it busy): the last check's findings stand.
+        guard let next = lastStatus?.next, lastStatus?.state != .ringing, preroll?.player == nil,
+            let alarm = engine.alarms.first(where: { $0.id == next.id })
+        else {
+            // Nothing to check now; counted as a check, so the timer cannot spin on it.
+            preflight.lastCheck = now
+            schedulePreflight(now: now)
+            return
+        }
+        let report = Preflight(config: config, probes: LivePreflightProbes(sounds: sounds, asDaemon: true)).report(
+            .alarm(alarm, at: next.at), daemon: .running(lastStatus), system: systemZoneFacts(), now: now)
+        preflight.ring = next
+        preflight.lastCheck = now
+        setPreflightWarnings(report.problems, for: next)
+        schedulePreflight(now: now)
+    }
+
+    /// Logs the problems that are new, says when all are gone, and rewrites status.json when
+    /// the list changed.
+    private func setPreflightWarnings(_ problems: [String], for ring: EngineStatus.Next?) {
+        guard problems != preflight.warnings else { return }
+        if let ring {
+            let when = RFC3339.format(ring.at, in: zone)
+            for p in problems where !preflight.warnings.contains(p) {
+                logger.warning("pre-flight for '\(ring.id)' at \(when): \(p)")
+            }
+            if problems.isEmpty { logger.notice("pre-flight for '\(ring.id)' at \(when): all checks pass now") }
+        }
+        preflight.warnings = problems
+        guard let status = lastStatus else { return }
+        do { try publish(status) } catch { logger.error("writing status.json failed: \(error)") }
+    }
+
+    func systemZoneFacts() -> Preflight.SystemZoneFacts {
+        let known = SystemZone.resolve(config, environment: environment) != nil
+        var source = config.localtimePath
+        if !config.localtimeIsExplicit, let tz = environment["TZ"], !tz.isEmpty, SystemZone.zone(tz: tz) != nil { source = "TZ=\(tz)" }
+        return .init(zone: zone, known: known, source: source)
+    }
+}

@@ -1,0 +1,122 @@
+import AlarmAudio
+import AlarmCore
+import AlarmSystem
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The facts of the checks, from the system: alsa-lib (the device chain opened without a sound,
+/// the card's mixer), the kernel (`adjtimex`, `statvfs`, `access`), the sound directories.
+public struct LivePreflightProbes: PreflightProbes {
+    public var sounds: SoundLibrary
+    /// alarmd checks its own access; `alarm check` run by a user outside the state directory's
+    /// group cannot, and says so instead of reporting alarmd's directory as unwritable.
+    public var asDaemon: Bool
+    /// systemd-timesyncd's flag file, consulted when `adjtimex` is refused (alarmd's sandbox has
+    /// `ProtectClock=yes`, which blocks even the read-only call).
+    public var timesyncFlag = "/run/systemd/timesync/synchronized"
+    /// Where the kernel's sound devices are.
+    public var soundDevices = "/dev/snd"
+
+    public init(sounds: SoundLibrary, asDaemon: Bool) {
+        self.sounds = sounds
+        self.asDaemon = asDaemon
+    }
+
+    public func deviceChain(configured: String) -> [String] {
+        AlarmPlayer.fallbackList(configured: configured)
+    }
+
+    public func probeDevice(_ device: String, channels: Int, rate: Int) -> CheckFacts.Device {
+        let r = PCMProbe.probe(device, channels: channels, rate: rate)
+        let text = r.error.map { "\($0.operation) failed: \($0.text)" } ?? ""
+        switch r.outcome {
+        case .opens:
+            return .init(name: device, result: .opens(card: r.card.map { .init(index: $0, name: r.cardName ?? "card \($0)") }))
+        case .busy: return .init(name: device, result: .busy(text))
+        // alarmd's own access is what counts: for it, a device it may not open does not play.
+        case .denied: return .init(name: device, result: asDaemon ? .fails(text) : .denied(text))
+        case .fails:
+            // A user who may not open the cards' control devices cannot even find a card by
+            // name: alsa-lib says "No such device". That tells nothing about alarmd's access.
+            if !asDaemon, let closed = cardsClosedToThisUser() { return .init(name: device, result: .denied("\(text); \(closed)")) }
+            return .init(name: device, result: .fails(text))
+        }
+    }
+
+    /// Why this user cannot use the sound cards at all, if so: control devices exist, and this
+    /// user may open none of them (not in group audio, no seat access). Nil when there is no
+    /// card, or one is open to this user.
+    func cardsClosedToThisUser() -> String? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: soundDevices) else { return nil }
+        let controls = names.filter { $0.hasPrefix("controlC") }.sorted()
+        guard let first = controls.first else { return nil }
+        var why = EACCES
+        for name in controls {
+            if access(soundDevices + "/" + name, R_OK | W_OK) == 0 { return nil }
+            why = errno
+        }
+        return "this user may not open \(soundDevices)/\(first) (\(String(cString: strerror(why))))"
+    }
+
+    public func mixer(card: CheckFacts.Device.Card, control: String?) -> CheckFacts.Mixer {
+        do {
+            guard let state = try MixerProbe.read(card: card.index, control: control) else {
+                if let control {
+                    return .unreadable("card '\(card.name)' has no playback volume control '\(control)' (mixer_control; amixer -c \(card.index) scontrols lists them)")
+                }
+                return .none("card '\(card.name)' has no playback volume control: nothing to check")
+            }
+            return .reading(control: state.control, card: card.name, percent: state.percent, muted: state.muted)
+        } catch {
+            return .unreadable("\(error)")
+        }
+    }
+
+    public func clock() -> CheckFacts.Clock {
+        do {
+            return try KernelClock.isSynchronized()
+                ? .synchronized("adjtimex: STA_UNSYNC clear") : .unsynchronized("adjtimex: STA_UNSYNC set")
+        } catch {
+            if access(timesyncFlag, F_OK) == 0 { return .synchronized("systemd-timesyncd has synchronized it") }
+            return .unknown("\(error), and systemd-timesyncd has not reported a synchronization")
+        }
+    }
+
+    public func storage(_ directory: String) -> CheckFacts.Storage {
+        var writable = CheckFacts.Storage.Writable.yes
+        do { try FileSystemSpace.checkWritable(directory) } catch let e as SystemError {
+            if !asDaemon, getuid() != 0, e.errno == EACCES {
+                writable = .notChecked("you may not write it; members of its group may")
+            } else {
+                writable = .no(String(cString: strerror(e.errno)))
+            }
+        } catch {
+            writable = .no("\(error)")
+        }
+        do {
+            return .init(directory: directory, writable: writable, freeBytes: try FileSystemSpace.availableBytes(directory))
+        } catch {
+            return .init(directory: directory, writable: writable, freeBytes: nil, freeError: "\(error)")
+        }
+    }
+
+    public func sound(_ name: String?) -> (facts: CheckFacts.Sound, channels: Int, rate: Int) {
+        guard let name else {
+            let tone = DefaultTone.clip()
+            return (.defaultTone, tone.channels, tone.sampleRate)
+        }
+        let inspection = sounds.inspect(name)
+        switch inspection.result {
+        case .success(let clip):
+            var detail = [inspection.format.map { "\($0.container.rawValue) \($0.format)" }, Text.fixed(clip.duration, 1) + " s"]
+                .compactMap { $0 }.joined(separator: ", ")
+            detail += ", \(clip.channels == 1 ? "mono" : "\(clip.channels) channels") \(clip.sampleRate) Hz"
+            return (.plays(name: name, detail: detail), clip.channels, clip.sampleRate)
+        case .failure(let problem):
+            let tone = DefaultTone.clip()
+            return (.replaced(name: name, problem: problem.description), tone.channels, tone.sampleRate)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import AlarmSystem
+import Foundation
+import Glibc
+import Testing
+
+/// Issue #11: fallback_command runs through `/bin/sh -c` with exactly the environment given,
+/// stdin from /dev/null, no inherited blocked signals, and a pidfd that says when it ended.
+@Suite("ChildProcess: /bin/sh -c with posix_spawn and a pidfd (issue #11)")
+struct ChildProcessTests {
+    @Test("the environment is exactly the one given; stdin is /dev/null; the exit status comes back")
+    func environmentAndStatus() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let child = try ChildProcess(
+            shellCommand: "env > \(dir.sub("env")); cat > \(dir.sub("stdin")); exit 3",
+            environment: ["ALARM_ID": "wake", "ALARM_LABEL": "Good morning; $(not expanded)", "PATH": "/usr/bin:/bin"])
+        #expect(child.pid > 0)
+        #expect(try child.wait() == .exited(3))
+        let env = try String(contentsOfFile: dir.sub("env"), encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(env.contains("ALARM_ID=wake"))
+        #expect(env.contains("ALARM_LABEL=Good morning; $(not expanded)"))
+        #expect(!env.contains { $0.hasPrefix("HOME=") }, "nothing of the test runner's environment: \(env)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.sub("stdin"))).isEmpty)
+    }
+
+    @Test("the pidfd becomes readable when it ends; reap() is nil before, the status after")
+    func pidfd() throws {
+        let child = try ChildProcess(shellCommand: "sleep 0.3", environment: ["PATH": "/usr/bin:/bin"])
+        #expect(child.descriptor >= 0, "pidfd_open works on this kernel")
+        #expect(try child.reap() == nil)
+        #expect(!waitReadable(child.descriptor, milliseconds: 50))
+        #expect(waitReadable(child.descriptor, milliseconds: 10_000))
+        #expect(try child.reap() == .exited(0))
+        #expect(try child.reap() == .exited(0), "asking again gives the same status")
+    }
+
+    @Test("a child started while SIGTERM is blocked (as in alarmd) starts with no signal blocked")
+    func signalsReset() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        var block = sigset_t(), old = sigset_t()
+        sigemptyset(&block)
+        sigaddset(&block, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &block, &old)
+        defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
+        // exec: grep is the shell itself, with the mask the shell started with.
+        let child = try ChildProcess(shellCommand: "exec grep SigBlk /proc/self/status > \(dir.sub("mask"))", environment: ["PATH": "/usr/bin:/bin"])
+        #expect(try child.wait() == .exited(0))
+        let mask = try String(contentsOfFile: dir.sub("mask"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(mask == "SigBlk:\t0000000000000000", "SIGTERM must not stay blocked in the child: \(mask)")
+        // alarmd ignores SIGPIPE; its child must not (a `cmd | head` pipeline relies on it).
+        let previous = signal(SIGPIPE, SIG_IGN)
+        defer { signal(SIGPIPE, previous) }
+        let ign = try ChildProcess(shellCommand: "exec grep SigIgn /proc/self/status > \(dir.sub("ign"))", environment: ["PATH": "/usr/bin:/bin"])
+        #expect(try ign.wait() == .exited(0))
+        let ignored = try String(contentsOfFile: dir.sub("ign"), encoding: .utf8).split(separator: "\t").last
+            .flatMap { UInt64($0.trimmingCharacters(in: .whitespacesAndNewlines), radix: 16) }
+        #expect(ignored.map { $0 & (1 << (UInt64(SIGPIPE) - 1)) == 0 } == true, "SIGPIPE still ignored in the child")
+        let killed = try ChildProcess(shellCommand: "kill -TERM $$; sleep 5", environment: ["PATH": "/usr/bin:/bin"])
+        let status = try killed.wait()
+        #expect(status == .signaled(SIGTERM))
+        #expect(status.description.hasPrefix("was killed by signal 15"))
+        #expect(ExitStatus.exited(0).description == "exited with status 0")
+    }
+
+    @Test("a command that cannot run is the shell's exit status 127")
+    func missingCommand() throws {
+        let child = try ChildProcess(shellCommand: "/nonexistent/buzz 2>/dev/null", environment: [:])
+        #expect(try child.wait() == .exited(127))
+    }
+}
+
+@Suite("KernelClock and FileSystemSpace (issue #11)")
+struct ClockAndSpaceTests {
+    @Test("STA_UNSYNC as adjtimex reports it, read independently through Python's ctypes")
+    func clock() throws {
+        let script = """
+        import ctypes
+        buf = ctypes.create_string_buffer(512)
+        ctypes.CDLL(None).adjtimex(buf)
+        print(int.from_bytes(buf.raw[40:44], 'little', signed=True) & 0x40)
+        """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = ["-c", script]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        p.waitUntilExit()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let unsync = try #require(Int(text), "python3 printed '\(text)'")
+        #expect(try KernelClock.isSynchronized() == (unsync == 0))
+    }
+
+    @Test("free bytes as df shows them for an unprivileged user; writability")
+    func space() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/df")
+        p.arguments = ["--output=avail", "-B1", dir.path]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        p.waitUntilExit()
+        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        let df = try #require(lines.last.flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) })
+        let ours = try FileSystemSpace.availableBytes(dir.path)
+        #expect(abs(ours - df) < 64 << 20, "ours \(ours), df \(df) (other writers may move it a little)")
+        try FileSystemSpace.checkWritable(dir.path)
+        #expect { try FileSystemSpace.checkWritable(dir.sub("missing")) } throws: { ($0 as? SystemError)?.errno == ENOENT }
+        #expect { try FileSystemSpace.availableBytes(dir.sub("missing")) } throws: { ($0 as? SystemError)?.errno == ENOENT }
+    }
+}
