@@ -89,6 +89,9 @@ public struct Engine: Sendable {
         case .playbackFailed(let reason):
             playbackFailed(reason: reason, now: now, &fx)
             advance(now: now, zone: event.zone, &fx)
+        case .mixerRaised(let note):
+            mixerRaised(note)
+            advance(now: now, zone: event.zone, &fx)
         case .settingsChanged(let new):
             advance(now: now, zone: event.zone, &fx)
             settings = new

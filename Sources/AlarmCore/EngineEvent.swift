@@ -26,6 +26,9 @@ public struct EngineEvent: Sendable {
         case playbackStarted(sound: String?, reason: String?)
         /// Nothing could be played (not even the default tone).
         case playbackFailed(reason: String)
+        /// The daemon raised the card's mixer to the volume floor for this ring ("mixer 'Master'
+        /// raised from 12 %, muted, to 50 %"): kept with the episode and written to its history.
+        case mixerRaised(String)
         /// The config file was reloaded (SIGHUP): new defaults for rings that start from now on;
         /// a ringing or snoozed alarm keeps the lengths it started with.
         case settingsChanged(EngineSettings)

@@ -46,6 +46,8 @@ public struct Ringing: Equatable, Sendable, Codable {
     public var retryAt: Date?
     /// The length of the snooze in force, when snoozed.
     public var snoozedFor: TimeInterval?
+    /// What the daemon did to the mixer in this episode (the volume floor), for its history.
+    public var mixer: String? = nil
 
     var zone: Zone { Zone(identifier: zoneIdentifier) ?? Zone.utc }
 }

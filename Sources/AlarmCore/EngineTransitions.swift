@@ -333,6 +333,14 @@ extension Engine {
         fx.log(.error, "\(Self.name(r.occurrence.alarm)): playback failed: \(reason)" + (r.retryAt != nil ? "; retrying in \(Durations.format(settings.retryDelay))" : ""))
     }
 
+    /// Notes what the daemon did to the mixer on the episode, for its history. Ignored when no
+    /// ring is on (the daemon puts the mixer back when it stops the sound).
+    mutating func mixerRaised(_ note: String) {
+        guard case .ringing(var r) = state.ring else { return }
+        r.mixer = [r.mixer, note].compactMap { $0 }.joined(separator: "; ")
+        state.ring = .ringing(r)
+    }
+
     // MARK: Helpers
 
     /// Writes the history of one ring episode: one entry for its occurrence and one for each
@@ -346,7 +354,7 @@ extension Engine {
             fx.record(HistoryEntry(
                 alarm: o.alarm, scheduled: o.scheduled, started: r.firstFrame, ended: now,
                 outcome: failed ? .failed : outcome, sound: r.playing, reason: why.isEmpty ? nil : why,
-                late: r.late, zone: r.zone))
+                late: r.late, zone: r.zone, mixer: r.mixer))
         }
     }
 
@@ -372,6 +380,7 @@ extension Engine {
         n.failed = false
         n.retryAt = nil
         n.snoozedFor = nil
+        n.mixer = nil
         return n
     }
 
