@@ -115,7 +115,7 @@ public enum AlsaDevices {
         let plugin = name[..<colon]
         let args = name[name.index(after: colon)...].split(separator: ",").map { unquote($0.trimmingBlanks()) }
         if let named = args.first(where: { $0.uppercased().hasPrefix("CARD=") }) {
-            let value = String(named.dropFirst(5))
+            let value = unquote(String(named.dropFirst(5)))
             return value.isEmpty ? nil : value
         }
         let cardFirst: Set<Substring> = ["hw", "plughw", "sysdefault", "default", "front", "dmix", "dsnoop", "hdmi", "iec958", "spdif"]

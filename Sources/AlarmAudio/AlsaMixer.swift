@@ -86,7 +86,6 @@ public enum AlsaMixer {
             var handle: OpaquePointer?
             var rc = snd_mixer_open(&handle, 0)
             guard rc >= 0, let handle else { throw MixerError("mixer of '\(device)': snd_mixer_open failed: \(Self.text(rc))") }
-            mixer = handle
             rc = snd_mixer_attach(handle, device)
             if rc >= 0 { rc = snd_mixer_selem_register(handle, nil, nil) }
             if rc >= 0 { rc = snd_mixer_load(handle) }
@@ -94,6 +93,8 @@ public enum AlsaMixer {
                 snd_mixer_close(handle)
                 throw MixerError("the mixer of '\(device)' cannot be opened: \(Self.text(rc))")
             }
+            // Only now: a throwing init that set every property would run deinit (a second close).
+            mixer = handle
         }
 
         deinit { snd_mixer_close(mixer) }

@@ -68,9 +68,21 @@ public final class PulseNullSink: @unchecked Sendable {
         }
     }
 
-    /// Points this process's PulseAudio clients (alsa-lib's `pulse` PCM) at this server.
+    /// One export at a time in this process (every test target runs in one process): a second
+    /// suite's export would send the first one's ALSA clients to the wrong server.
+    private static let exported = DispatchSemaphore(value: 1)
+
+    /// Points this process's PulseAudio clients (alsa-lib's `pulse` PCM and control) at this
+    /// server. Waits while another sink is exported; undo with `unexportFromThisProcess()`.
     public func exportToThisProcess() {
+        Self.exported.wait()
         for (k, v) in environment where k != "HOME" { setenv(k, v, 1) }
+    }
+
+    /// Undoes `exportToThisProcess()`, or later tests' `default` PCM goes to a dead server.
+    public func unexportFromThisProcess() {
+        for key in environment.keys where key != "HOME" { unsetenv(key) }
+        Self.exported.signal()
     }
 
     /// Starts `parec` on the sink's monitor: 16-bit mono at the sink's rate, in real time.
