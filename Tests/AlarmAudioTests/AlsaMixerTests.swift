@@ -8,33 +8,16 @@ import Testing
 /// reads and sets independently. Serialized: the sink's address is exported to this process.
 @Suite("AlsaMixer on PulseAudio's ALSA control plugin", .serialized)
 struct AlsaMixerTests {
-    /// A null sink set to `percent` % and muted or not with pactl, exported to this process.
+    /// A null sink set to `percent` % and muted or not, exported to this process.
     final class Sink {
         let pulse: PulseNullSink
         init(percent: Int, muted: Bool) throws {
             pulse = try PulseNullSink(sinkName: "alarmmixer")
-            try pactl("set-sink-volume", pulse.sinkName, "\(percent)%")
-            try pactl("set-sink-mute", pulse.sinkName, muted ? "1" : "0")
+            try pulse.setLevel(percent: percent, muted: muted)
             pulse.exportToThisProcess()  // last: nothing may throw between this and close()
         }
 
-        @discardableResult
-        func pactl(_ args: String...) throws -> String {
-            let out = pulse.runtimeDir + "/pactl-\(UUID().uuidString).out"
-            let p = try Spawned("/usr/bin/pactl", args, environment: pulse.environment, output: out)
-            let code = p.wait(timeout: 10)
-            let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-            guard code == 0 else { throw PulseNullSink.Failed(description: "pactl \(args.joined(separator: " ")): \(text)") }
-            return text
-        }
-
-        /// pactl's own view: ("Volume: mono: 32768 /  50% / …" → 50, "Mute: yes" → true).
-        func state() throws -> (percent: Int, muted: Bool) {
-            let volume = try pactl("get-sink-volume", pulse.sinkName)
-            let mute = try pactl("get-sink-mute", pulse.sinkName)
-            let percent = volume.split(separator: "/").dropFirst().first.flatMap { Int($0.trimmingCharacters(in: .whitespaces).dropLast()) } ?? -1
-            return (percent, mute.contains("yes"))
-        }
+        func state() throws -> (percent: Int, muted: Bool) { try pulse.level() }
 
         func close() {
             pulse.unexportFromThisProcess()
