@@ -334,10 +334,13 @@ extension Engine {
     }
 
     /// Notes what the daemon did to the mixer on the episode, for its history. Ignored when no
-    /// ring is on (the daemon puts the mixer back when it stops the sound).
+    /// ring is on (the daemon puts the mixer back when it stops the sound), and when the episode
+    /// has the same note already (a ring resumed after a crash raises the mixer again).
     mutating func mixerRaised(_ note: String) {
         guard case .ringing(var r) = state.ring else { return }
-        r.mixer = [r.mixer, note].compactMap { $0 }.joined(separator: "; ")
+        let notes = r.mixer.map { $0.split(separator: "; ").map(String.init) } ?? []
+        guard !notes.contains(note) else { return }
+        r.mixer = (notes + [note]).joined(separator: "; ")
         state.ring = .ringing(r)
     }
 

@@ -48,6 +48,21 @@ import Testing
         #expect(rig.history.first?.outcome == .silenced)
     }
 
+    @Test func aRingResumedAfterACrashDoesNotRepeatTheNote() throws {
+        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.played()
+        rig.send(.mixerRaised(note))
+        rig.restart(at: at("2026-05-04T07:00:05Z"))
+        #expect(rig.rings.count == 2, "the ring resumes")
+        rig.played()
+        rig.send(.mixerRaised(note))
+        rig.send(.mixerRaised("mixer 'PCM' raised from 10 % to 50 %"))
+        rig.now = at("2026-05-04T07:00:20Z")
+        rig.send(.stop)
+        #expect(rig.history.map(\.mixer) == [note + "; mixer 'PCM' raised from 10 % to 50 %"])
+    }
+
     @Test func aNoteWhileIdleIsIgnored() throws {
         var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
         let before = rig.engine.state
