@@ -45,7 +45,12 @@ final class VolumeFloor {
         }
         let level: MixerLevel
         do { level = try AlsaMixer.read(device: device, control: control) } catch {
-            logger.warning("volume floor: \(error); the volume is left as it is")
+            if control == nil, (try? AlsaMixer.levels(device: device))?.isEmpty == true {
+                // Many cards have no volume control at all (HDMI, I2S amplifiers, snd-aloop).
+                logger.info("volume floor: the mixer of '\(device)' has no playback volume control; nothing to raise")
+            } else {
+                logger.warning("volume floor: \(error); the volume is left as it is")
+            }
             return nil
         }
         guard let target = level.raised(toFloor: floor) else {
