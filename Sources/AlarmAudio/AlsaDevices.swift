@@ -48,6 +48,13 @@ public enum AlsaDevices {
         return out
     }
 
+    /// The control devices of cards that exist but this process may not open
+    /// (`/dev/snd/controlC0` for a user outside the group `audio`): alsa-lib skips such cards, so
+    /// `cards()` cannot list them. The corresponding C function is `access`.
+    public static func inaccessibleCards() -> [String] {
+        (0..<32).map { "/dev/snd/controlC\($0)" }.filter { access($0, F_OK) == 0 && access($0, R_OK | W_OK) != 0 }
+    }
+
     /// Card `number`, or nil when there is none (or its control device cannot be opened).
     public static func card(_ number: Int) -> SoundCard? {
         var ctl: OpaquePointer?

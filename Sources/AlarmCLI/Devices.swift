@@ -42,6 +42,9 @@ struct Devices: ParsableCommand {
             }
         }
         print("")
+        if !report.inaccessible.isEmpty {
+            print("this user may not open \(report.inaccessible.joined(separator: ", ")): those cards are not listed (not in group audio?)")
+        }
         if report.cards.isEmpty {
             print("no sound cards")
         } else {
@@ -61,7 +64,8 @@ struct Devices: ParsableCommand {
 /// configured device, then `default`, then the first card's `plughw`: {name, card_id, opens,
 /// error}), `mixer` (of `current`'s card: {device, control, percent, muted, floor, error}; null
 /// when `current` has no card), `cards` ({card, id, name, description}), `pcms` ({name,
-/// description, card_id, opens, error}). Absent values are written as null.
+/// description, card_id, opens, error}), `inaccessible` (control devices of cards this user may
+/// not open, which are missing from `cards`). Absent values are written as null.
 struct DevicesReport: Encodable {
     struct Card: Encodable {
         var card: Int
@@ -110,8 +114,9 @@ struct DevicesReport: Encodable {
     var mixer: Mixer?
     var cards: [Card]
     var pcms: [PCM]
+    var inaccessible: [String]
 
-    enum CodingKeys: String, CodingKey { case configured, current, chain, mixer, cards, pcms }
+    enum CodingKeys: String, CodingKey { case configured, current, chain, mixer, cards, pcms, inaccessible }
     func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(configured, forKey: .configured)
@@ -120,6 +125,7 @@ struct DevicesReport: Encodable {
         try c.encode(mixer, forKey: .mixer)
         try c.encode(cards, forKey: .cards)
         try c.encode(pcms, forKey: .pcms)
+        try c.encode(inaccessible, forKey: .inaccessible)
     }
 
     static func gather(_ config: Configuration) -> DevicesReport {
@@ -142,6 +148,7 @@ struct DevicesReport: Encodable {
         }
         let cards = AlsaDevices.cards().map { Card(card: $0.number, id: $0.id, name: $0.name, description: $0.description) }
         let pcms = AlsaDevices.playbackPCMs().map { pcm($0.name, description: $0.description, probe: AlsaDevices.probe($0.name)) }
-        return DevicesReport(configured: config.device, current: current?.name, chain: chain, mixer: mixer, cards: cards, pcms: pcms)
+        return DevicesReport(configured: config.device, current: current?.name, chain: chain, mixer: mixer, cards: cards, pcms: pcms,
+                             inaccessible: AlsaDevices.inaccessibleCards())
     }
 }
