@@ -560,6 +560,145 @@ CONF
     run_alarm member remove remove nocard2
 }
 
+# ---- the volume floor and devices by name (issue #11) -----------------------------------------
+# snd-dummy (card "Dummy") has mixer controls: its "Master Volume" (-50..100, two channels) is the
+# simple control Master. It has no playback switch, so one is added as a user control, the way
+# alsa-lib's softvol plugin adds its controls (resolution 2 makes a switch): Master can then be
+# muted like a real card's.
+DUMMY_CONF=/tmp/dummy-switch.conf
+dummy_card() {
+    if [ ! -e /proc/asound/Dummy ]; then
+        modprobe snd-dummy || { fail "modprobe snd-dummy failed"; return 1; }
+        udevadm settle
+    fi
+    [ -e /proc/asound/Dummy ] || { fail "no card Dummy after modprobe snd-dummy: $(cat /proc/asound/cards)"; return 1; }
+    if ! amixer -c Dummy cget name='Master Playback Switch' > /dev/null 2>&1; then
+        echo 'pcm.dummyswitch { type softvol slave.pcm "hw:CARD=Dummy,DEV=0" control { name "Master Playback Switch" card Dummy } resolution 2 }' > "$DUMMY_CONF"
+        ALSA_CONFIG_PATH=/usr/share/alsa/alsa.conf:$DUMMY_CONF timeout 10 aplay -q -D dummyswitch -d 1 -f S16_LE -r 48000 -c 2 /dev/zero > "$D/softvol.out" 2>&1
+        amixer -c Dummy cget name='Master Playback Switch' > /dev/null 2>&1 ||
+            { fail "could not add a Master Playback Switch to the Dummy card: $(cat "$D/softvol.out")"; return 1; }
+    fi
+    amixer -c Dummy > "$D/amixer-dummy.txt" 2>&1
+    cat /proc/asound/cards > "$D/cards.txt"
+}
+# mixer_values NAME: "v1,v2" of the Dummy card's control NAME (raw volume, or on/off).
+mixer_values() { amixer -c Dummy cget name="$1" 2> /dev/null | sed -n 's/^ *: values=//p'; }
+mixer_now() { echo "Master Volume $(mixer_values 'Master Volume'), Master Playback Switch $(mixer_values 'Master Playback Switch')"; }
+# Master at 50 % or more on every channel (raw >= 25 of -50..100) and on.
+mixer_raised() {
+    awk -v v="$(mixer_values 'Master Volume')" -v s="$(mixer_values 'Master Playback Switch')" \
+        'BEGIN { n = split(v, a, ","); if (n < 1) exit 1; for (i = 1; i <= n; i++) if (a[i] + 0 < 25) exit 1; exit (s ~ /off/ || s == "") }'
+}
+# Master as amixer's "5% mute" left it: raw -42 (8 of 150) and off on both channels.
+mixer_low() { [ "$(mixer_values 'Master Volume')/$(mixer_values 'Master Playback Switch')" = "-42,-42/off,off" ]; }
+journal_has() { journal_since "$(cat "$D/t0")" | grep -qF "$1"; }
+wait_for() { # wait_for SECONDS COMMAND...
+    local until=$((${EPOCHREALTIME%.*} + $1))
+    shift
+    while [ "${EPOCHREALTIME%.*}" -lt "$until" ]; do "$@" && return 0; sleep 0.1; done
+    "$@"
+}
+use_dummy() {
+    cp /etc/alarm/alarm.conf "$D/alarm.conf.orig"
+    # As the README recommends: the card by name, not number (snd-dummy came after snd-aloop).
+    echo 'device = plughw:CARD=Dummy,DEV=0' >> /etc/alarm/alarm.conf
+    systemctl reload alarmd
+    sleep 1
+    amixer -q -c Dummy sset Master 5% mute || fail "amixer -c Dummy sset Master 5% mute failed"
+    mixer_low || fail "amixer did not leave Master at 5 % and muted: $(mixer_now)"
+    note "before the ring: $(mixer_now)"
+}
+dummy_done() {
+    cp "$D/alarm.conf.orig" /etc/alarm/alarm.conf
+    systemctl reload alarmd
+    sleep 1
+    modprobe -r snd-dummy || note "modprobe -r snd-dummy failed (still in use?)"
+}
+RAISED="mixer 'Master' raised from 5 %, muted, to 50 %"
+
+# 11. The volume floor: Master of the card alarmd rings on, muted and at 5 %, is unmuted and at
+# 50 % while it rings, and back at 5 % and muted after alarm stop; history says what was done.
+sc_mixer-floor() {
+    dummy_card || return
+    use_dummy
+    run_alarm member ring ring
+    expect_rc ring 0
+    wait_state ringing 20 || fail "not ringing 20 s after alarm ring"
+    wait_for 15 mixer_raised || fail "Master was not raised to 50 % and unmuted while ringing: $(mixer_now)"
+    ev raised
+    note "while ringing: $(mixer_now)"
+    [ -s /var/lib/alarm/mixer.json ] && cp /var/lib/alarm/mixer.json "$D/" || fail "no /var/lib/alarm/mixer.json while the floor holds the mixer up"
+    sleep 2
+    run_alarm member stop stop
+    expect_rc stop 0
+    wait_for 10 mixer_low || fail "Master is not back at 5 % and muted after alarm stop: $(mixer_now)"
+    note "after the stop: $(mixer_now)"
+    [ -e /var/lib/alarm/mixer.json ] && fail "/var/lib/alarm/mixer.json stays after the mixer was put back"
+    tail -1 /var/lib/alarm/history.jsonl > "$D/history.jsonl"
+    grep -qF "\"mixer\":\"$RAISED\"" "$D/history.jsonl" || fail "the history does not say \"$RAISED\": $(cat "$D/history.jsonl")"
+    run_alarm member history history --last 1
+    grep -qF "$RAISED" "$D/history.out" || fail "alarm history does not show \"$RAISED\""
+    journal_since "$(cat "$D/t0")" > "$D/journal.txt"
+    grep -qF "mixer 'Master' put back to 5 %, muted on hw:CARD=Dummy" "$D/journal.txt" || fail "the journal does not say the mixer was put back"
+    dummy_done
+}
+
+# 12. kill -9 while the floor holds Master up: systemd restarts alarmd, which puts the mixer back
+# (mixer.json) before the resumed ring raises it again; after alarm stop it is at 5 % and muted.
+sc_mixer-crash() {
+    dummy_card || return
+    use_dummy
+    run_alarm member ring ring
+    expect_rc ring 0
+    wait_state ringing 20 || fail "not ringing 20 s after alarm ring"
+    wait_for 15 mixer_raised || fail "Master was not raised to 50 % and unmuted while ringing: $(mixer_now)"
+    [ -s /var/lib/alarm/mixer.json ] && cp /var/lib/alarm/mixer.json "$D/" || fail "no /var/lib/alarm/mixer.json while the floor holds the mixer up"
+    local pid n0 i
+    pid=$(main_pid) n0=$(restarts)
+    ev kill-cmd "$pid"
+    kill -9 "$pid"
+    for i in $(seq 300); do [ "$(main_pid)" != "$pid" ] && [ "$(main_pid)" != 0 ] && break; sleep 0.1; done
+    ev restarted "$(main_pid)"
+    [ "$(restarts)" -gt "$n0" ] || fail "NRestarts did not grow after kill -9 ($n0 -> $(restarts))"
+    local want="mixer 'Master' put back to 5 %, muted on hw:CARD=Dummy after a crash"
+    wait_for 20 journal_has "$want" || fail "the restarted alarmd did not say: $want"
+    wait_for 20 mixer_raised || fail "the resumed ring did not raise Master again: $(mixer_now)"
+    sleep 2
+    run_alarm member stop stop
+    expect_rc stop 0
+    wait_for 10 mixer_low || fail "Master is not back at 5 % and muted after the stop that followed the crash: $(mixer_now)"
+    note "after the stop: $(mixer_now)"
+    [ -e /var/lib/alarm/mixer.json ] && fail "/var/lib/alarm/mixer.json stays after the mixer was put back"
+    tail -1 /var/lib/alarm/history.jsonl > "$D/history.jsonl"
+    grep -qF "\"mixer\":\"$RAISED\"" "$D/history.jsonl" || fail "the history does not say \"$RAISED\" (once): $(cat "$D/history.jsonl")"
+    journal_since "$(cat "$D/t0")" > "$D/journal.txt"
+    dummy_done
+}
+
+# 13. alarm devices with two cards: both listed by id, PCMs by card name, the configured device
+# in use, opening, and its mixer.
+sc_devices() {
+    dummy_card || return
+    # The member is not in group audio (the user alarm is): the cards are there but closed to them.
+    run_alarm member devices-member devices --json
+    expect_rc devices-member 0
+    grep -q '"/dev/snd/controlC1"' "$D/devices-member.out" || fail "alarm devices --json as a user outside group audio does not name /dev/snd/controlC1 as inaccessible"
+    run_alarm root devices-json devices --json --device plughw:CARD=Dummy,DEV=0
+    expect_rc devices-json 0
+    local f="$D/devices-json.out"
+    grep -q '"id" : "Loopback"' "$f" || fail "alarm devices --json does not list the card Loopback"
+    grep -q '"id" : "Dummy"' "$f" || fail "alarm devices --json does not list the card Dummy"
+    grep -q '"name" : "plughw:CARD=Dummy,DEV=0"' "$f" || fail "alarm devices --json does not list the PCM plughw:CARD=Dummy,DEV=0"
+    grep -q '"card_id" : "Dummy"' "$f" || fail "no PCM of the Dummy card has card_id Dummy"
+    grep -q '"current" : "plughw:CARD=Dummy,DEV=0"' "$f" || fail "the device in use is not the one given: $(grep current "$f")"
+    grep -q '"control" : "Master"' "$f" && grep -q '"device" : "hw:CARD=Dummy"' "$f" || fail "the mixer of the device in use is not Master on hw:CARD=Dummy"
+    run_alarm root devices devices
+    expect_rc devices 0
+    grep -q '^device alarm uses now: ' "$D/devices.out" || fail "alarm devices does not say which device alarm uses"
+    grep -Eq '^[0-9]+ +Dummy ' "$D/devices.out" || fail "alarm devices does not list the card Dummy in its table"
+    modprobe -r snd-dummy || note "modprobe -r snd-dummy failed (still in use?)"
+}
+
 # ---- the plan ---------------------------------------------------------------------------------
 for name in $(cat "$H/plan"); do
     D=$O/$name

@@ -7,6 +7,8 @@ import Glibc
 /// When and where the first frame of a ring was handed to ALSA.
 public struct PlaybackStarted: Sendable {
     public var device: String
+    /// The sound card the device plays on, when alsa-lib knows (for its mixer).
+    public var card: Int?
     public var date: Date
     public var instant: ContinuousClock.Instant
     /// Set when the device refused the clip's rate or channels and the default tone plays in its
@@ -339,7 +341,7 @@ public final class AlarmPlayer: @unchecked Sendable {
             if r > 0 {
                 if let f = firstFrame {
                     firstFrame = nil
-                    f(PlaybackStarted(device: pcm.name, date: Date(), instant: .now, substitution: result.substitution))
+                    f(PlaybackStarted(device: pcm.name, card: pcm.card, date: Date(), instant: .now, substitution: result.substitution))
                 }
                 pending -= r
                 offset += r

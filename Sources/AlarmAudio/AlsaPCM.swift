@@ -21,6 +21,8 @@ final class AlsaPCM {
     let name: String
     let channels: Int
     let rate: Int
+    /// The sound card it plays on, when alsa-lib knows (see `AlsaDevices.probe`).
+    let card: Int?
     private var pcm: OpaquePointer?
 
     /// Opens `name` non-blocking and sets S16_LE interleaved at `rate` Hz with about
@@ -40,6 +42,7 @@ final class AlsaPCM {
             throw AlsaError(device: name, operation: "snd_pcm_set_params (\(channels) ch, \(rate) Hz)", code: rc)
         }
         pcm = handle
+        card = AlsaDevices.card(ofOpen: handle)
     }
 
     deinit { close() }

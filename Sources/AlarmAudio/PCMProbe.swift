@@ -24,6 +24,9 @@ public struct PCMProbeResult: Sendable {
     /// (`pulse`, `null`, a file).
     public var card: Int?
     public var cardName: String?
+
+    public var name: String { device }
+    public var opens: Bool { outcome == .opens }
 }
 
 public enum PCMProbe {

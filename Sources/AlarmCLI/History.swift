@@ -37,6 +37,7 @@ struct History: ParsableCommand {
             var note = e.late ? "late" : ""
             if let reason = e.reason { note += (note.isEmpty ? "" : "; ") + reason }
             if let fallback = e.fallback { note += (note.isEmpty ? "" : "; ") + "fallback_command: " + fallback }
+            if let mixer = e.mixer { note += (note.isEmpty ? "" : "; ") + mixer }
             rows.append([
                 ctx.rfc3339(e.scheduled), e.alarm ?? "(ring)", e.outcome.rawValue,
                 e.started.map { ctx.clock($0) } ?? "-", e.ended.map { ctx.clock($0) } ?? "-", e.sound ?? "-", note,

@@ -109,6 +109,8 @@ public struct Engine: Sendable {
             advance(now: now, zone: event.zone, &fx)
         case .fallbackRan(let note):
             fallbackRan(note: note, &fx)
+        case .mixerRaised(let note):
+            mixerRaised(note)
             advance(now: now, zone: event.zone, &fx)
         case .settingsChanged(let new):
             advance(now: now, zone: event.zone, &fx)

@@ -29,6 +29,9 @@ public struct EngineEvent: Sendable {
         /// The daemon ran `fallback_command` for the ringing episode, or it finished: `note` says
         /// what became of it, for the episode's history entry.
         case fallbackRan(note: String)
+        /// The daemon raised the card's mixer to the volume floor for this ring ("mixer 'Master'
+        /// raised from 12 %, muted, to 50 %"): kept with the episode and written to its history.
+        case mixerRaised(String)
         /// The config file was reloaded (SIGHUP): new defaults for rings that start from now on;
         /// a ringing or snoozed alarm keeps the lengths it started with.
         case settingsChanged(EngineSettings)

@@ -49,6 +49,8 @@ public struct Ringing: Equatable, Sendable, Codable {
     /// What became of `fallback_command`, run in this episode because no device would play
     /// (issue #11); nil when it did not run.
     public var fallback: String? = nil
+    /// What the daemon did to the mixer in this episode (the volume floor), for its history.
+    public var mixer: String? = nil
 
     var zone: Zone { Zone(identifier: zoneIdentifier) ?? Zone.utc }
 }

@@ -382,6 +382,17 @@ extension Engine {
         fx.log(.error, "\(Self.name(r.occurrence.alarm)): playback failed: \(reason)" + (r.retryAt != nil ? "; retrying in \(Durations.format(settings.retryDelay))" : ""))
     }
 
+    /// Notes what the daemon did to the mixer on the episode, for its history. Ignored when no
+    /// ring is on (the daemon puts the mixer back when it stops the sound), and when the episode
+    /// has the same note already (a ring resumed after a crash raises the mixer again).
+    mutating func mixerRaised(_ note: String) {
+        guard case .ringing(var r) = state.ring else { return }
+        let notes = r.mixer.map { $0.split(separator: "; ").map(String.init) } ?? []
+        guard !notes.contains(note) else { return }
+        r.mixer = (notes + [note]).joined(separator: "; ")
+        state.ring = .ringing(r)
+    }
+
     // MARK: Helpers
 
     /// Writes the history of one ring episode: one entry for its occurrence and one for each
@@ -395,7 +406,7 @@ extension Engine {
             fx.record(HistoryEntry(
                 alarm: o.alarm, scheduled: o.scheduled, started: r.firstFrame, ended: now,
                 outcome: failed ? .failed : outcome, sound: r.playing, reason: why.isEmpty ? nil : why,
-                late: r.late, zone: r.zone, fallback: r.fallback))
+                late: r.late, zone: r.zone, fallback: r.fallback, mixer: r.mixer))
         }
     }
 
@@ -422,6 +433,7 @@ extension Engine {
         n.retryAt = nil
         n.snoozedFor = nil
         n.fallback = nil
+        n.mixer = nil
         return n
     }
 

@@ -19,8 +19,9 @@ public enum RingOutcome: String, Codable, Sendable {
 /// missed occurrence.
 ///
 /// JSON keys: `alarm`, `scheduled`, `started`, `ended`, `outcome`, `sound`, `reason`, `late`, and
-/// `fallback` only when `fallback_command` ran.
-/// Instants are RFC 3339 with milliseconds, in `zone` (the alarm's display zone).
+/// `fallback` only when `fallback_command` ran; `mixer` only in entries of rings that raised the
+/// mixer to the volume floor. Instants are RFC 3339 with milliseconds, in `zone` (the alarm's
+/// display zone).
 public struct HistoryEntry: Equatable, Sendable {
     /// The alarm's id; nil for `alarm ring` (ring now).
     public var alarm: String?
@@ -38,6 +39,9 @@ public struct HistoryEntry: Equatable, Sendable {
     public var reason: String?
     /// Rung after its instant by more than the engine's tolerance (a clock jump, a restart).
     public var late: Bool
+    /// What the ring did to the sound card's mixer: "mixer 'Master' raised from 12 %, muted, to
+    /// 50 %" (put back when it ended); nil when it left the mixer alone.
+    public var mixer: String?
     /// The zone the instants are written in; not part of the JSON (each timestamp has its offset).
     public var zone: Zone
     /// What `fallback_command` did when no device would play ("'buzz' exited with status 0");
@@ -46,7 +50,7 @@ public struct HistoryEntry: Equatable, Sendable {
 
     public init(
         alarm: String?, scheduled: Date, started: Date?, ended: Date?, outcome: RingOutcome, sound: String?,
-        reason: String?, late: Bool, zone: Zone, fallback: String? = nil
+        reason: String?, late: Bool, zone: Zone, fallback: String? = nil, mixer: String? = nil
     ) {
         self.alarm = alarm
         self.scheduled = scheduled
@@ -58,12 +62,13 @@ public struct HistoryEntry: Equatable, Sendable {
         self.late = late
         self.zone = zone
         self.fallback = fallback
+        self.mixer = mixer
     }
 }
 
 extension HistoryEntry: Codable {
     enum CodingKeys: String, CodingKey {
-        case alarm, scheduled, started, ended, outcome, sound, reason, late, fallback
+        case alarm, scheduled, started, ended, outcome, sound, reason, late, fallback, mixer
     }
 
     public init(from decoder: Decoder) throws {
@@ -78,7 +83,8 @@ extension HistoryEntry: Codable {
             sound: try c.decodeIfPresent(String.self, forKey: .sound),
             reason: try c.decodeIfPresent(String.self, forKey: .reason),
             late: try c.decodeIfPresent(Bool.self, forKey: .late) ?? false,
-            zone: zone, fallback: try c.decodeIfPresent(String.self, forKey: .fallback))
+            zone: zone, fallback: try c.decodeIfPresent(String.self, forKey: .fallback),
+            mixer: try c.decodeIfPresent(String.self, forKey: .mixer))
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -91,7 +97,9 @@ extension HistoryEntry: Codable {
         try c.encode(sound, forKey: .sound)
         try c.encode(reason, forKey: .reason)
         try c.encode(late, forKey: .late)
+        // Only when there is one: the entries of other rings keep their keys.
         try c.encodeIfPresent(fallback, forKey: .fallback)
+        try c.encodeIfPresent(mixer, forKey: .mixer)
     }
 }
 

@@ -36,9 +36,11 @@ public struct Configuration: Equatable, Sendable {
     /// Run through `/bin/sh -c` when no ALSA device can play while an alarm should ring (config
     /// `fallback_command`): a GPIO buzzer, a smart plug. Nil: none.
     public var fallbackCommand: String? = nil
-    /// The volume floor in percent (config `mixer_floor`; 0 is off) and the card's mixer control
-    /// it applies to (config `mixer_control`; nil: the card's first playback volume control).
+    /// The volume floor in percent (config `mixer_floor`, 0 turns it off): when a ring starts,
+    /// the card's playback control is unmuted and raised to it if lower, and put back after.
     public var mixerFloor = 50
+    /// The mixer control the floor applies to (config `mixer_control`: `Master`, or `Master,1`
+    /// for index 1); nil: the card's first playback volume control (Master, PCM, Speaker, …).
     public var mixerControl: String? = nil
 
     public static let defaultConfigPath = "/etc/alarm/alarm.conf"
@@ -149,10 +151,14 @@ public struct Configuration: Equatable, Sendable {
             case "fade_in":
                 fadeIn = value == "0" ? 0 : try duration()
             case "volume":
-                guard let v = Int(value.hasSuffix("%") ? String(value.dropLast()) : value), (0...100).contains(v) else {
-                    throw fail("volume must be a whole percentage 0..100, found '\(value)'")
-                }
+                guard let v = Self.percent(value) else { throw fail("volume must be a whole percentage 0..100, found '\(value)'") }
                 volume = v
+            case "mixer_floor":
+                guard let v = Self.percent(value) else {
+                    throw fail("mixer_floor must be a whole percentage 0..100 (0 turns the floor off), found '\(value)'")
+                }
+                mixerFloor = v
+            case "mixer_control": mixerControl = value
             case "device": device = value
             case "sounds_dir": soundsDirs = value.split(separator: ":").map(String.init)
             case "state_dir": stateDir = value
@@ -164,16 +170,17 @@ public struct Configuration: Equatable, Sendable {
             case "preflight":
                 preflight = value == "0" ? 0 : try duration()
             case "fallback_command": fallbackCommand = value
-            case "mixer_floor":
-                guard let v = Int(value.hasSuffix("%") ? String(value.dropLast()).trimmingBlanks() : value), (0...100).contains(v) else {
-                    throw fail("mixer_floor must be a whole percentage 0..100 (0 turns it off), found '\(value)'")
-                }
-                mixerFloor = v
-            case "mixer_control": mixerControl = value
             default:
                 throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control)")
             }
         }
+    }
+
+    /// `50` or `50%` (a space before `%` too) in 0...100.
+    static func percent(_ text: String) -> Int? {
+        let digits = text.hasSuffix("%") ? String(text.dropLast()).trimmingBlanks() : text
+        guard let v = Int(digits), (0...100).contains(v) else { return nil }
+        return v
     }
 }
 

@@ -26,6 +26,8 @@ public final class Daemon {
     let history: HistoryLog
     var sounds: SoundLibrary
     var player: AlarmPlayer
+    /// Raises the card's mixer for a ring and puts it back (issue #11).
+    let volumeFloor: VolumeFloor
     /// Resolves the settings again (same flags and environment) for SIGHUP / `reload`.
     let resolveConfiguration: () throws -> Configuration
     let environment: [String: String]
@@ -84,6 +86,7 @@ public final class Daemon {
         sounds = config.soundLibrary
         let log = logger
         player = AlarmPlayer(device: config.device, log: { line in log.warning("\(line)") }, environment: environment)
+        volumeFloor = VolumeFloor(stateDir: config.stateDir, floor: config.mixerFloor, control: config.mixerControl, logger: logger)
 
         loop = try EventLoop()
         timer = try TimerFD()
@@ -157,12 +160,14 @@ public final class Daemon {
             if let aside = try? stateFile.setAside() { logger.notice("the unreadable state was moved to \(aside)") }
         }
         logger.notice("alarmd starting: \(alarms.count) alarm(s), zone \(zone.identifier), device \(config.device)")
+        volumeFloor.restoreAfterCrash()
         handle(.start(alarms: alarms, state: saved))
         try notify.ready(status: notifyStatus())
         try loop.run()
         try? notify.stopping()
         cancelPreroll()
         player.stop()
+        volumeFloor.restore()
         try? fifo.remove()
         logger.notice("alarmd stopped")
     }
@@ -217,8 +222,13 @@ public final class Daemon {
         _ = try loop.register(wake.descriptor) { [unowned self] _ in
             try wake.drain()
             for posted in inbox.take() where posted.generation == ringGeneration {
-                handle(posted.kind, now: posted.at)
-                if case .playbackFailed(let reason) = posted.kind { runFallbackCommand(reason: reason) }
+                switch posted.item {
+                case .event(let kind):
+                    handle(kind, now: posted.at)
+                    if case .playbackFailed(let reason) = kind { runFallbackCommand(reason: reason) }
+                case .firstFrame(let device, let card):
+                    if let note = volumeFloor.raise(pcm: device, card: card) { handle(.mixerRaised(note)) }
+                }
             }
         }
         _ = try loop.register(preflightTimer.descriptor) { [unowned self] _ in
@@ -314,6 +324,8 @@ public final class Daemon {
             config.fallbackCommand = fresh.fallbackCommand
             config.mixerFloor = fresh.mixerFloor
             config.mixerControl = fresh.mixerControl
+            volumeFloor.floor = fresh.mixerFloor
+            volumeFloor.control = fresh.mixerControl
             preflight.lastCheck = nil
         } catch {
             logger.error("the configuration was not reloaded, the old one stays in force: \(error)")
@@ -388,6 +400,7 @@ public final class Daemon {
                 case .stopAudio:
                     ringGeneration += 1
                     player.stop()
+                    volumeFloor.restore()
                 case .persistState(let state):
                     try stateFile.save(state)
                     if state.journal != nil { journaled = state }
@@ -466,8 +479,14 @@ public struct DaemonError: Error, CustomStringConvertible {
 
 /// Events posted from the player's thread for the loop's thread.
 final class Inbox: @unchecked Sendable {
+    enum Item {
+        /// For the engine.
+        case event(EngineEvent.Kind)
+        /// The first frame went to `device` (on `card`): for the volume floor.
+        case firstFrame(device: String, card: Int?)
+    }
     struct Posted {
-        var kind: EngineEvent.Kind
+        var item: Item
         var at: Date
         var generation: Int
     }
@@ -475,8 +494,12 @@ final class Inbox: @unchecked Sendable {
     private var items: [Posted] = []
 
     func post(_ kind: EngineEvent.Kind, at: Date, generation: Int) {
+        post(.event(kind), at: at, generation: generation)
+    }
+
+    func post(_ item: Item, at: Date, generation: Int) {
         lock.lock()
-        items.append(Posted(kind: kind, at: at, generation: generation))
+        items.append(Posted(item: item, at: at, generation: generation))
         lock.unlock()
     }
 

@@ -61,15 +61,18 @@ public struct LivePreflightProbes: PreflightProbes {
     }
 
     public func mixer(card: CheckFacts.Device.Card, control: String?) -> CheckFacts.Mixer {
+        // The volume floor's own reading (AlsaMixer): what a ring would find and raise.
+        let device = "hw:\(card.index)"
         do {
-            guard let state = try MixerProbe.read(card: card.index, control: control) else {
-                if let control {
-                    return .unreadable("card '\(card.name)' has no playback volume control '\(control)' (mixer_control; amixer -c \(card.index) scontrols lists them)")
-                }
+            if control == nil, try AlsaMixer.levels(device: device).isEmpty {
                 return .none("card '\(card.name)' has no playback volume control: nothing to check")
             }
-            return .reading(control: state.control, card: card.name, percent: state.percent, muted: state.muted)
+            let level = try AlsaMixer.read(device: device, control: control)
+            return .reading(control: level.control, card: card.name, percent: level.percent, muted: level.muted)
         } catch {
+            if let control {
+                return .unreadable("\(error) (mixer_control '\(control)'; amixer -c \(card.index) scontrols lists the controls)")
+            }
             return .unreadable("\(error)")
         }
     }

@@ -31,7 +31,7 @@ struct Preroll {
 final class PlaybackRelay: @unchecked Sendable {
     private let lock = Lock()
     private var generation: Int?
-    private var held: [(kind: EngineEvent.Kind, at: Date)] = []
+    private var held: [(item: Inbox.Item, at: Date)] = []
     private let inbox: Inbox
     private let wake: EventFD
     /// The sound's name; nil when the default tone plays.
@@ -48,20 +48,22 @@ final class PlaybackRelay: @unchecked Sendable {
 
     func started(_ s: PlaybackStarted) {
         // A device that refused the clip's rate or channels plays the default tone instead.
-        deliver(.playbackStarted(sound: s.substitution == nil ? sound : nil, reason: s.substitution ?? reason), at: s.date)
+        deliver([.event(.playbackStarted(sound: s.substitution == nil ? sound : nil, reason: s.substitution ?? reason)),
+                 // The volume floor, on the loop's thread: the mixer of the card that plays.
+                 .firstFrame(device: s.device, card: s.card)], at: s.date)
     }
 
-    func failed(_ failure: String) { deliver(.playbackFailed(reason: failure), at: Date()) }
+    func failed(_ failure: String) { deliver([.event(.playbackFailed(reason: failure))], at: Date()) }
 
-    private func deliver(_ kind: EngineEvent.Kind, at: Date) {
+    private func deliver(_ items: [Inbox.Item], at: Date) {
         lock.lock()
         guard let g = generation else {
-            held.append((kind, at))
+            held += items.map { ($0, at) }
             lock.unlock()
             return
         }
         lock.unlock()
-        inbox.post(kind, at: at, generation: g)
+        for item in items { inbox.post(item, at: at, generation: g) }
         wake.signal()
     }
 
@@ -71,7 +73,7 @@ final class PlaybackRelay: @unchecked Sendable {
         let waiting = held
         held = []
         lock.unlock()
-        for h in waiting { inbox.post(h.kind, at: h.at, generation: g) }
+        for h in waiting { inbox.post(h.item, at: h.at, generation: g) }
         if !waiting.isEmpty { wake.signal() }
     }
 }

@@ -19,7 +19,7 @@ struct StopSilenceTests {
         defer { sink.shutdown() }
         sink.exportToThisProcess()
         // The export is process-wide: undo it, or later tests' `default` PCM goes to a dead server.
-        defer { for key in sink.environment.keys where key != "HOME" { unsetenv(key) } }
+        defer { sink.unexportFromThisProcess() }
         let rec = try sink.record()
         let clip = AudioClip(samples: Signal.sine(frequency: 440, rate: Self.rate, channels: 1, frames: 5 * Self.rate),
                              channels: 1, sampleRate: Self.rate)

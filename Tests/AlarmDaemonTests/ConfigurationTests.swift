@@ -38,6 +38,26 @@ struct ConfigurationTests {
         #expect(d.stateDir == "/from/file")
     }
 
+    @Test("mixer_floor and mixer_control: 50 % and the card's first control by default; 0 turns the floor off")
+    func mixerSettings() throws {
+        let d = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("")])
+        #expect(d.mixerFloor == 50)
+        #expect(d.mixerControl == nil)
+        let c = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("mixer_floor = 70%\nmixer_control = Speaker\n")])
+        #expect(c.mixerFloor == 70)
+        #expect(c.mixerControl == "Speaker")
+        #expect(try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("mixer-floor = 0")]).mixerFloor == 0)
+        #expect(try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("mixer_floor = 35 %")]).mixerFloor == 35)
+        for bad in ["101", "-1", "half", "50.5"] {
+            let path = try tempFile("mixer_floor = \(bad)")
+            #expect {
+                try Configuration.resolve(environment: ["ALARM_CONFIG": path])
+            } throws: { error in
+                "\(error)".contains("line 1: mixer_floor must be a whole percentage 0..100 (0 turns the floor off), found '\(bad)'")
+            }
+        }
+    }
+
     @Test("bad config files are refused with the file, line and what is wrong")
     func refusals() throws {
         for (text, fragment) in [

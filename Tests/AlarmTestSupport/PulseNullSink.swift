@@ -68,9 +68,52 @@ public final class PulseNullSink: @unchecked Sendable {
         }
     }
 
-    /// Points this process's PulseAudio clients (alsa-lib's `pulse` PCM) at this server.
+    /// One export at a time in this process (every test target runs in one process): a second
+    /// suite's export would send the first one's ALSA clients to the wrong server.
+    private static let exported = DispatchSemaphore(value: 1)
+
+    /// Points this process's PulseAudio clients (alsa-lib's `pulse` PCM and control) at this
+    /// server. Waits while another sink is exported; undo with `unexportFromThisProcess()`.
     public func exportToThisProcess() {
+        Self.exported.wait()
         for (k, v) in environment where k != "HOME" { setenv(k, v, 1) }
+    }
+
+    /// Undoes `exportToThisProcess()`, or later tests' `default` PCM goes to a dead server.
+    public func unexportFromThisProcess() {
+        for key in environment.keys where key != "HOME" { unsetenv(key) }
+        Self.exported.signal()
+    }
+
+    /// Runs `pactl ARGS` against this server; its output, or a `Failed` with it.
+    @discardableResult
+    public func pactl(_ args: String...) throws -> String {
+        let out = runtimeDir + "/pactl-\(UUID().uuidString).out"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let p = try Spawned("/usr/bin/pactl", args, environment: environment, output: out)
+        let code = p.wait(timeout: 10)
+        let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        guard code == 0 else { throw Failed(description: "pactl \(args.joined(separator: " ")) exited \(code.map(String.init) ?? "late"): \(text)") }
+        return text
+    }
+
+    /// Sets the sink's volume (percent) and mute, as a user would with pactl (what ALSA's `pulse`
+    /// control device shows as `Master`).
+    public func setLevel(percent: Int, muted: Bool) throws {
+        try pactl("set-sink-volume", sinkName, "\(percent)%")
+        try pactl("set-sink-mute", sinkName, muted ? "1" : "0")
+    }
+
+    /// The sink's volume and mute as pactl reports them ("Volume: mono: 32768 /  50% / …",
+    /// "Mute: yes").
+    public func level() throws -> (percent: Int, muted: Bool) {
+        let volume = try pactl("get-sink-volume", sinkName)
+        let mute = try pactl("get-sink-mute", sinkName)
+        let field = volume.split(separator: "/").dropFirst().first?.trimmingCharacters(in: .whitespaces)
+        guard let field, field.hasSuffix("%"), let percent = Int(field.dropLast()) else {
+            throw Failed(description: "no volume in pactl's output: \(volume)")
+        }
+        return (percent, mute.contains("yes"))
     }
 
     /// Starts `parec` on the sink's monitor: 16-bit mono at the sink's rate, in real time.

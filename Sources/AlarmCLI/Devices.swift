@@ -1,0 +1,154 @@
+import AlarmAudio
+import AlarmCore
+import AlarmDaemon
+import AlarmOptions
+import ArgumentParser
+import FoundationEssentials
+
+/// `alarm devices`: the sound cards and playback PCMs ALSA has, the device alarm rings on now,
+/// whether each opens (opened and closed again: no sound), and the mixer the volume floor sets.
+struct Devices: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the ALSA sound cards and PCMs, the device alarm uses now, and whether each opens.",
+        discussion: """
+            Each PCM is opened for playback and closed again, without playing anything. A device in \
+            use (a ring on a hw: device) does not open. Name devices by card (plughw:CARD=Headphones,DEV=0): \
+            card numbers change when USB devices come and go.
+            """)
+
+    @OptionGroup var options: SettingsOptions
+
+    @Flag(help: "Print JSON: {configured, current, chain, mixer, cards, pcms} (see the README).")
+    var json = false
+
+    func run() throws {
+        let config = options.lenientConfiguration()
+        AlsaDevices.silenceLibraryErrors()
+        let report = DevicesReport.gather(config)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            return
+        }
+        print("device alarm uses now: " + (report.current.map { "\($0) (opens)" } ?? "none: no device of the chain opens"))
+        print("chain: " + report.chain.map { "\($0.name) (\($0.opens ? "opens" : "does not open: \($0.error ?? "?")"))" }.joined(separator: ", "))
+        if let m = report.mixer {
+            if let error = m.error {
+                print("mixer: \(error)")
+            } else {
+                let floor = config.mixerFloor == 0 ? "mixer_floor is off" : "raised to \(config.mixerFloor) % when a ring starts if lower or muted"
+                print("mixer: '\(m.control ?? "?")' on \(m.device) at \(m.percent.map { "\($0) %" } ?? "?")\(m.muted == true ? ", muted" : "") (\(floor))")
+            }
+        }
+        print("")
+        if !report.inaccessible.isEmpty {
+            print("this user may not open \(report.inaccessible.joined(separator: ", ")): those cards are not listed (not in group audio?)")
+        }
+        if report.cards.isEmpty {
+            print("no sound cards")
+        } else {
+            var rows = [["CARD", "ID", "NAME", "DESCRIPTION"]]
+            for c in report.cards { rows.append([String(c.card), c.id, c.name, c.description]) }
+            printTable(rows)
+        }
+        print("")
+        var rows = [["PCM", "OPENS", "DESCRIPTION"]]
+        for p in report.pcms { rows.append([p.name, p.opens ? "yes" : "no", p.description ?? "-"]) }
+        printTable(rows)
+    }
+}
+
+/// The JSON of `alarm devices --json`. Keys: `configured` (the device setting), `current` (the
+/// first of `chain` that opens: what a ring plays on now; null when none does), `chain` (the
+/// configured device, then `default`, then the first card's `plughw`: {name, card_id, opens,
+/// error}), `mixer` (of `current`'s card: {device, control, percent, muted, floor, error}; null
+/// when `current` has no card), `cards` ({card, id, name, description}), `pcms` ({name,
+/// description, card_id, opens, error}), `inaccessible` (control devices of cards this user may
+/// not open, which are missing from `cards`). Absent values are written as null.
+struct DevicesReport: Encodable {
+    struct Card: Encodable {
+        var card: Int
+        var id: String
+        var name: String
+        var description: String
+    }
+    struct PCM: Encodable {
+        var name: String
+        var description: String?
+        var cardID: String?
+        var opens: Bool
+        var error: String?
+        enum CodingKeys: String, CodingKey { case name, description, cardID = "card_id", opens, error }
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(name, forKey: .name)
+            try c.encode(description, forKey: .description)
+            try c.encode(cardID, forKey: .cardID)
+            try c.encode(opens, forKey: .opens)
+            try c.encode(error, forKey: .error)
+        }
+    }
+    struct Mixer: Encodable {
+        var device: String
+        var control: String?
+        var percent: Int?
+        var muted: Bool?
+        var floor: Int
+        var error: String?
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(device, forKey: .device)
+            try c.encode(control, forKey: .control)
+            try c.encode(percent, forKey: .percent)
+            try c.encode(muted, forKey: .muted)
+            try c.encode(floor, forKey: .floor)
+            try c.encode(error, forKey: .error)
+        }
+        enum CodingKeys: String, CodingKey { case device, control, percent, muted, floor, error }
+    }
+
+    var configured: String
+    var current: String?
+    var chain: [PCM]
+    var mixer: Mixer?
+    var cards: [Card]
+    var pcms: [PCM]
+    var inaccessible: [String]
+
+    enum CodingKeys: String, CodingKey { case configured, current, chain, mixer, cards, pcms, inaccessible }
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(configured, forKey: .configured)
+        try c.encode(current, forKey: .current)
+        try c.encode(chain, forKey: .chain)
+        try c.encode(mixer, forKey: .mixer)
+        try c.encode(cards, forKey: .cards)
+        try c.encode(pcms, forKey: .pcms)
+        try c.encode(inaccessible, forKey: .inaccessible)
+    }
+
+    static func gather(_ config: Configuration) -> DevicesReport {
+        func pcm(_ name: String, description: String?, probe: PCMProbeResult) -> PCM {
+            PCM(name: name, description: description, cardID: AlsaDevices.cardName(inPCMName: name), opens: probe.opens,
+                error: probe.error?.text)
+        }
+        let probes = AlarmPlayer.fallbackList(configured: config.device).map(AlsaDevices.probe)
+        let chain = probes.map { pcm($0.name, description: nil, probe: $0) }
+        let current = probes.first(where: \.opens)
+        var mixer: Mixer?
+        if let current, let device = AlsaDevices.controlDevice(forPCM: current.name, card: current.card) {
+            do {
+                let level = try AlsaMixer.read(device: device, control: config.mixerControl)
+                mixer = Mixer(device: device, control: level.index == 0 ? level.control : "\(level.control),\(level.index)",
+                              percent: level.percent, muted: level.muted, floor: config.mixerFloor, error: nil)
+            } catch {
+                mixer = Mixer(device: device, floor: config.mixerFloor, error: "\(error)")
+            }
+        }
+        let cards = AlsaDevices.cards().map { Card(card: $0.number, id: $0.id, name: $0.name, description: $0.description) }
+        let pcms = AlsaDevices.playbackPCMs().map { pcm($0.name, description: $0.description, probe: AlsaDevices.probe($0.name)) }
+        return DevicesReport(configured: config.device, current: current?.name, chain: chain, mixer: mixer, cards: cards, pcms: pcms,
+                             inaccessible: AlsaDevices.inaccessibleCards())
+    }
+}
