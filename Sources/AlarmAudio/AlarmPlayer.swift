@@ -153,8 +153,14 @@ public final class AlarmPlayer: @unchecked Sendable {
                 if late >= 0 {
                     if late <= window { break }
                     lock.wait()
+                } else if late < -0.003 {
+                    _ = lock.wait(until: instant.addingTimeInterval(-0.002))
                 } else {
-                    _ = lock.wait(until: instant)
+                    // The last 2 ms on the CPU: a wake-up from a timed wait comes 0.1-0.3 ms
+                    // late (more on a busy machine); a check of the clock in a loop does not.
+                    lock.unlock()
+                    while Date() < instant {}
+                    lock.lock()
                 }
             }
             let cancelled = stopRequested
