@@ -39,7 +39,16 @@ public struct CalendarComponent: Hashable, Sendable {
 
     /// Single values, e.g. `01,04,07,10`.
     public static func values(_ vs: [Int], in range: ClosedRange<Int>) -> CalendarComponent {
-        CalendarComponent(items: vs.map { Item(start: $0) }, range: range, fromEnd: false)
+        if vs.count == 1, range.upperBound < 64, range.contains(vs[0]) { return single(vs[0]) }
+        return CalendarComponent(items: vs.map { Item(start: $0) }, range: range, fromEnd: false)
+    }
+
+    /// One value (0...63), made once: a store of 10,000 alarms parses mostly these, and equal
+    /// components that share their items compare at once.
+    static func single(_ v: Int) -> CalendarComponent { singles[v] }
+
+    private static let singles: [CalendarComponent] = (0..<64).map {
+        CalendarComponent(values: ValueSet([$0]), items: [Item(start: $0)])
     }
 
     private init(values: ValueSet, items: [Item]) {
@@ -126,7 +135,7 @@ public struct CalendarComponent: Hashable, Sendable {
         let what = fromEnd ? "\(name) counted from the month's end" : name
         for (k, item) in items.enumerated() {
             let to = fromEnd ? range.upperBound - 3 * (k + 1) : range.upperBound
-            let text = print([item], width: 0)
+            var text: String { print([item], width: 0) }
             for v in [item.start] + (item.stop.map { [$0] } ?? []) where v < from || v > to {
                 if fromEnd && k > 0 {
                     return "the \(what) \(v) is out of range here: systemd allows up to 28 for the smallest item "

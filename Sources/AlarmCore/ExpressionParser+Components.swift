@@ -27,15 +27,18 @@ extension ExpressionParser {
         }
     }
 
+    private static let allYears = CalendarComponent.all(CalendarExpression.yearRange)
+
     /// One component: `*`, or a comma list of items.
     func component(_ s: Substring, _ field: Field, column: Int) throws -> CalendarComponent {
         let name = field.name
         let range = field.range
         guard !s.isEmpty else { throw fail("the \(name) is missing", column) }
-        if s == "*" { return .all(range) }
+        if s == "*" { return field == .year ? Self.allYears : .all(range) }
         // The usual case, one plain number ("06"): no lists, no normalising.
-        if field != .year, let v = Self.plainNumber(s), range.contains(v), field != .dayFromEnd || v <= 28 {
-            return .values([v], in: range)
+        if let v = Self.plainNumber(s), range.contains(v) {
+            if field == .year { return CalendarComponent(items: [.init(start: v)], range: range, fromEnd: false) }
+            if field != .dayFromEnd || v <= 28 { return .single(v) }
         }
         var items: [CalendarComponent.Item] = []
         var col = column

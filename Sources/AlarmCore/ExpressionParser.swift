@@ -73,20 +73,27 @@ struct ExpressionParser {
 
     /// The parts parsed so far; what is not written stays `*` (weekdays: all seven).
     private struct Parts {
-        var weekdays = ValueSet.all(CalendarExpression.weekdayRange)
-        var years = CalendarComponent.all(CalendarExpression.yearRange)
-        var months = CalendarComponent.all(CalendarExpression.monthRange)
-        var days = CalendarComponent.all(CalendarExpression.dayRange)
+        var weekdays = Self.allWeekdays
+        var years = Self.all.years
+        var months = Self.all.months
+        var days = Self.all.days
         var endOfMonth = false
-        var hours = CalendarComponent.all(CalendarExpression.hourRange)
-        var minutes = CalendarComponent.all(CalendarExpression.minuteRange)
-        var seconds = CalendarComponent.all(CalendarExpression.minuteRange)
+        var hours = Self.all.hours
+        var minutes = Self.all.minutes
+        var seconds = Self.all.minutes
+
+        static let allWeekdays = ValueSet.all(CalendarExpression.weekdayRange)
+        static let all = (
+            years: CalendarComponent.all(CalendarExpression.yearRange), months: CalendarComponent.all(CalendarExpression.monthRange),
+            days: CalendarComponent.all(CalendarExpression.dayRange), hours: CalendarComponent.all(CalendarExpression.hourRange),
+            minutes: CalendarComponent.all(CalendarExpression.minuteRange)
+        )
 
         /// 00:00:00, as a date without a time means.
         mutating func midnight() {
-            hours = .values([0], in: CalendarExpression.hourRange)
-            minutes = .values([0], in: CalendarExpression.minuteRange)
-            seconds = .values([0], in: CalendarExpression.minuteRange)
+            hours = .single(0)
+            minutes = .single(0)
+            seconds = .single(0)
         }
     }
 
@@ -338,7 +345,7 @@ struct ExpressionParser {
         col += parts[1].count + 1
         let seconds =
             parts.count == 3
-            ? try component(parts[2], .second, column: col) : CalendarComponent.values([0], in: CalendarExpression.minuteRange)
+            ? try component(parts[2], .second, column: col) : CalendarComponent.single(0)
         return (hours, minutes, seconds)
     }
 }

@@ -113,11 +113,8 @@ public enum Schedule {
             "November", "December",
         ]
         // Days counted from the month's end (at most 28) fall in every month.
-        let possible =
-            e.endOfMonth
-            || e.months.values.values.contains { m in
-                e.days.values.values.contains { $0 <= CivilTime.daysIn(month: m, year: 2000) }
-            }
+        let firstDay = e.days.values.min ?? 32
+        let possible = e.endOfMonth || (1...12).contains { e.months.values.contains($0) && firstDay <= CivilTime.daysIn(month: $0, year: 2000) }
         if !possible {
             let months = e.months.values.values.map { monthNames[$0 - 1] }.joined(separator: ", ")
             let days = e.days.values.values.map(String.init).joined(separator: ", ")

@@ -258,6 +258,31 @@ struct AlarmJSONTests {
         #expect(try JSONDecoder().decode([Alarm].self, from: data) == alarms)
     }
 
+    /// Stores written before issue #12 hold our older normal form, which ran `N/STEP` and ranges
+    /// its own way; all of it is systemd syntax, and loads to the same schedule.
+    @Test("stores with the normal form printed before systemd's load to the same schedule")
+    func oldStores() throws {
+        let old: [(String, [String])] = [
+            ("Mon..Fri *-*-* 06:30:00", ["2026-11-20T06:30:00+00:00", "2026-11-23T06:30:00+00:00"]),
+            ("Mon,Fri..Sun *-*-* 10:00:00", ["2026-11-20T10:00:00+00:00", "2026-11-21T10:00:00+00:00"]),
+            ("*-*-* 01..03,07:00:00", ["2026-11-20T01:00:00+00:00", "2026-11-20T02:00:00+00:00"]),
+            ("Mon,Wed *-*-* 01/6:00:30", ["2026-11-23T01:00:30+00:00", "2026-11-23T07:00:30+00:00"]),
+            ("*-01/3-01 06:00:00", ["2027-01-01T06:00:00+00:00", "2027-04-01T06:00:00+00:00"]),
+            ("*-*-* 07:00:00/20", ["2026-11-20T07:00:00+00:00", "2026-11-20T07:00:20+00:00"]),
+            ("2027..2029,2031-01-01 00:00:00", ["2027-01-01T00:00:00+00:00", "2028-01-01T00:00:00+00:00"]),
+            ("*-*-* *:*:*", ["2026-11-20T00:00:01+00:00", "2026-11-20T00:00:02+00:00"]),
+        ]
+        let json = "[" + old.enumerated().map { #"{"id":"a\#($0.offset)","expression":"\#($0.element.0)","zone":null}"# }.joined(separator: ",") + "]"
+        let alarms = try AlarmListReader.decode(Array(json.utf8))
+        #expect(alarms.count == old.count)
+        for (alarm, (text, rings)) in zip(alarms, old) {
+            guard case .calendar(let e) = alarm.trigger else { Issue.record("\(text)"); continue }
+            #expect(e.description == text, "prints as before")
+            let next = Schedule.upcoming(e, after: RFC3339.parse("2026-11-20T00:00:00Z")!, in: .utc, count: 2).map { RFC3339.format($0, in: .utc) }
+            #expect(next == rings, "\(text)")
+        }
+    }
+
     @Test("a bad expression in JSON is refused with its message")
     func bad() {
         let json = #"[{"id":"x","expression":"*-02-30 07:00"}]"#

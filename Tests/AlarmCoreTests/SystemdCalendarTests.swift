@@ -53,6 +53,10 @@ struct SystemdCalendarTests {
                     continue
                 }
                 stats.accepted += 1
+                // What the store keeps loads back to an equal value (else every reload would be a change).
+                if (try? CalendarExpression(ours.description)) != ours {
+                    mismatches.append("[\(zoneName)] '\(text)': '\(ours)' does not parse back to itself")
+                }
                 if ours.description != systemd.normalForm {
                     mismatches.append("[\(zoneName)] '\(text)': normal form '\(ours)', systemd '\(systemd.normalForm)'")
                 }
