@@ -154,13 +154,14 @@ struct SystemdCalendarTests {
 }
 
 extension SystemdCalendarTests {
-    /// True when systemd 252 (Debian 12) may skip some of this expression's elapses: when the
-    /// value it finds for a component lies past the component's end (hour 38 for `2/18`, day 31
-    /// in February), it lets mktime carry the excess into the next day, month or year (hour 14
-    /// of the next day) instead of starting that period afresh, and so skips what that period
-    /// holds below it (02:00 and 13:00 of `2/18,13:00`). Later systemd resets the smaller units
-    /// there ("Normalization could skip next elapse"), as we do. Conservative: it asks whether
-    /// some carried excess lies above the smallest value the component allows.
+    /// True when systemd 252 (Debian 12) may skip some of this expression's elapses. When the
+    /// value it finds for a component lies past the component's end (hour 38 for `2/18` after
+    /// 21:00, day 31 in February), mktime carries the excess into the next period (14:00 the next
+    /// day); 252 then starts that period afresh when the carry changed only the next larger unit,
+    /// but not when it crossed a month's or a year's end too: `2/18,13:00` on 31 December after
+    /// 20:00 next elapses at 20:00 on 1 January, skipping 02:00 and 13:00 (checked with 252).
+    /// Conservative: true whenever some carried excess lies above the smallest value the
+    /// component allows, whatever the date.
     static func systemd252Skips(_ e: CalendarExpression) -> Bool {
         /// The smallest value past `last` that the items reach, ignoring `last`.
         func pastEnd(_ c: CalendarComponent, last: Int) -> Int? {
