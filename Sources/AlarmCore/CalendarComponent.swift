@@ -40,7 +40,7 @@ public struct CalendarComponent: Hashable, Sendable {
     /// Single values, e.g. `01,04,07,10`.
     public static func values(_ vs: [Int], in range: ClosedRange<Int>) -> CalendarComponent {
         if vs.count == 1, range.upperBound < 64, range.contains(vs[0]) { return single(vs[0]) }
-        return CalendarComponent(items: vs.map { Item(start: $0) }, range: range, fromEnd: false)
+        return CalendarComponent(items: normalized(vs.map { Item(start: $0) }), range: range, fromEnd: false)
     }
 
     /// One value (0...63), made once: a store of 10,000 alarms parses mostly these, and equal

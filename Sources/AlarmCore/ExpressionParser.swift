@@ -11,11 +11,12 @@
 ///     each numeric component := "*" | item ("," item)*
 ///     item     := N | N ".." M | N "/" STEP | N ".." M "/" STEP | "*/" STEP
 ///
-/// What systemd refuses is refused too (`20/4:00`: no second repetition; `00:00/60`; `*` in a
-/// list; `Fri..Mon`'s reverse range in systemd), except our extensions: weekday ranges that wrap
-/// around the week (`Fri..Mon`), `weekdays`, `weekends`, `daily TIME`, `*/STEP`, blanks anywhere
-/// between and around words, zone names in any case. Refused with a message of their own: fractional
-/// seconds and `@` timestamps (systemd takes both), and expressions that never match.
+/// What systemd (252) refuses is refused too (`20/4:00`, whose repetition never repeats;
+/// `00:00/60`; `*` in a list; `10..8:00`; `*-*~29`), except our extensions: weekday ranges that
+/// wrap around the week (`Fri..Mon`, which systemd refuses), `weekdays`, `weekends`, `daily TIME`,
+/// `*/STEP`, blanks anywhere between and around words, zone names in any case. Refused with a
+/// message of their own although systemd takes them: fractional seconds, `@` timestamps, and
+/// expressions that never match (systemd takes those and never elapses).
 struct ExpressionParser {
     let text: String
     private var tokens: [(text: Substring, column: Int)] = []

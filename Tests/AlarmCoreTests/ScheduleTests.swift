@@ -246,6 +246,11 @@ let systemdFormCases: [ScheduleCase] = [
     .init(
         name: "two-digit years are 2000..2069", expression: "27-01-01 06:00", zone: "UTC", after: "2026-11-20T00:00:00Z",
         expected: ["2027-01-01T06:00:00+00:00"]),
+    // systemd 252 skips 02:00 and 13:00 of 1 January here (it carries hour 38 into the new year).
+    .init(
+        name: "a repetition past the day's end on New Year's Eve: 1 January starts afresh", expression: "2/18,13:00",
+        zone: "Etc/GMT+5", after: "2025-12-31T19:00:00-05:00",
+        expected: ["2025-12-31T20:00:00-05:00", "2026-01-01T02:00:00-05:00", "2026-01-01T13:00:00-05:00", "2026-01-01T20:00:00-05:00"]),
     .init(
         name: "a repetition with a range", expression: "*-*-* 2..7/2:00", zone: "UTC", after: "2026-11-20T00:00:00Z",
         expected: ["2026-11-20T02:00:00+00:00", "2026-11-20T04:00:00+00:00", "2026-11-20T06:00:00+00:00", "2026-11-21T02:00:00+00:00"]),
