@@ -29,38 +29,50 @@ public struct CalendarComponent: Hashable, Sendable {
 
     /// The allowed values (compared first: the cheap test of two components' equality).
     public private(set) var values: ValueSet
+    /// The items; one item (the usual case) is held without an array, so that copying an
+    /// expression (the schedule does, per alarm) costs no reference counting.
+    private var storage: Storage
+
+    private enum Storage: Hashable, Sendable {
+        case all
+        case one(Item)
+        case many([Item])
+    }
+
     /// Empty for `*`.
-    public private(set) var items: [Item]
+    public var items: [Item] {
+        switch storage {
+        case .all: return []
+        case .one(let item): return [item]
+        case .many(let items): return items
+        }
+    }
 
     /// `*`: every value of `range`.
     public static func all(_ range: ClosedRange<Int>) -> CalendarComponent {
-        CalendarComponent(values: range.upperBound < 64 ? ValueSet(range) : ValueSet(), items: [])
+        CalendarComponent(values: range.upperBound < 64 ? ValueSet(range) : ValueSet(), storage: .all)
     }
 
     /// Single values, e.g. `01,04,07,10`.
     public static func values(_ vs: [Int], in range: ClosedRange<Int>) -> CalendarComponent {
-        if vs.count == 1, range.upperBound < 64, range.contains(vs[0]) { return single(vs[0]) }
-        return CalendarComponent(items: normalized(vs.map { Item(start: $0) }), range: range, fromEnd: false)
+        CalendarComponent(items: normalized(vs.map { Item(start: $0) }), range: range, fromEnd: false)
     }
 
-    /// One value (0...63), made once: a store of 10,000 alarms parses mostly these, and equal
-    /// components that share their items compare at once.
-    static func single(_ v: Int) -> CalendarComponent { singles[v] }
-
-    private static let singles: [CalendarComponent] = (0..<64).map {
-        CalendarComponent(values: ValueSet([$0]), items: [Item(start: $0)])
+    /// One value of 0...63.
+    static func single(_ v: Int) -> CalendarComponent {
+        CalendarComponent(values: ValueSet([v]), storage: .one(Item(start: v)))
     }
 
-    private init(values: ValueSet, items: [Item]) {
+    private init(values: ValueSet, storage: Storage) {
         self.values = values
-        self.items = items
+        self.storage = storage
     }
 
     /// Items already normalised and valid for `range` (see `normalized` and `whyInvalid`).
     /// `fromEnd`: days counted back from the month's end, where `N/STEP` steps towards day 1 of
     /// the count (the end of the month) and stops there.
     init(items: [Item], range: ClosedRange<Int>, fromEnd: Bool) {
-        self.items = items
+        storage = items.isEmpty ? .all : items.count == 1 ? .one(items[0]) : .many(items)
         var set = ValueSet()
         if range.upperBound < 64 {
             if items.isEmpty { set = ValueSet(range) }
@@ -79,29 +91,35 @@ public struct CalendarComponent: Hashable, Sendable {
         self.values = set
     }
 
-    public var isAll: Bool { items.isEmpty }
+    public var isAll: Bool { storage == .all }
 
     /// True when it allows exactly one value: one item without a range or a repetition.
-    public var isSingle: Bool { items.count == 1 && items[0].stop == nil && items[0].step == 0 }
+    public var isSingle: Bool {
+        if case .one(let item) = storage { return item.stop == nil && item.step == 0 }
+        return false
+    }
 
     /// The smallest allowed value >= v (items read directly: for years, which have no `values`).
     /// Counting up only: not for days counted from the month's end.
     func next(atLeast v: Int) -> Int? {
-        if items.isEmpty { return v }
-        var best: Int? = nil
-        for item in items {
-            var k: Int
-            if item.start >= v {
-                k = item.start
-            } else if item.step > 0 {
-                k = item.start + item.step * ((v - item.start + item.step - 1) / item.step)
-                if let stop = item.stop, k > stop { continue }
-            } else {
-                continue
+        switch storage {
+        case .all: return v
+        case .one(let item): return Self.next(item, atLeast: v)
+        case .many(let items):
+            var best: Int? = nil
+            for item in items {
+                if let k = Self.next(item, atLeast: v), best == nil || k < best! { best = k }
             }
-            if best == nil || k < best! { best = k }
+            return best
         }
-        return best
+    }
+
+    private static func next(_ item: Item, atLeast v: Int) -> Int? {
+        if item.start >= v { return item.start }
+        guard item.step > 0 else { return nil }
+        let k = item.start + item.step * ((v - item.start + item.step - 1) / item.step)
+        if let stop = item.stop, k > stop { return nil }
+        return k
     }
 
     // MARK: systemd's normalisation and validity

@@ -65,39 +65,42 @@ public enum Schedule {
         }
         // Each failed component moves the next larger one on and resets the smaller ones; a value
         // past its maximum (hour 24, day 32, month 13) fails in the next round and carries.
+        let (months, hours, minutes, seconds, weekdays) = (e.months.values, e.hours.values, e.minutes.values, e.seconds.values, e.weekdays)
+        let everyYear = e.years.isAll
+        let days = e.endOfMonth ? nil : e.days.values  // else per month
         for _ in 0..<2_000_000 {
             if y > CalendarExpression.yearRange.upperBound { return nil }
-            if !e.years.isAll {
+            if !everyYear {
                 guard let ny = e.years.next(atLeast: y) else { return nil }
                 if ny != y { (y, mo, d, h, mi, s) = (ny, 1, 1, 0, 0, 0) }
                 if y > CalendarExpression.yearRange.upperBound { return nil }
             }
-            guard let nm = e.months.values.next(atLeast: mo) else {
+            guard let nm = months.next(atLeast: mo) else {
                 (y, mo, d, h, mi, s) = (y + 1, 1, 1, 0, 0, 0)
                 continue
             }
             if nm != mo { (mo, d, h, mi, s) = (nm, 1, 0, 0, 0) }
             let length = CivilTime.daysIn(month: mo, year: y)
-            guard let nd = e.daySet(monthLength: length).next(atLeast: d), nd <= length else {
+            guard let nd = (days ?? e.daySet(monthLength: length)).next(atLeast: d), nd <= length else {
                 (mo, d, h, mi, s) = (mo + 1, 1, 0, 0, 0)
                 continue
             }
             if nd != d { (d, h, mi, s) = (nd, 0, 0, 0) }
-            if !e.weekdays.contains(CivilTime.weekday(ofDays: CivilTime.days(year: y, month: mo, day: d))) {
+            if !weekdays.contains(CivilTime.weekday(ofDays: CivilTime.days(year: y, month: mo, day: d))) {
                 (d, h, mi, s) = (d + 1, 0, 0, 0)
                 continue
             }
-            guard let nh = e.hours.values.next(atLeast: h) else {
+            guard let nh = hours.next(atLeast: h) else {
                 (d, h, mi, s) = (d + 1, 0, 0, 0)
                 continue
             }
             if nh != h { (h, mi, s) = (nh, 0, 0) }
-            guard let nmi = e.minutes.values.next(atLeast: mi) else {
+            guard let nmi = minutes.next(atLeast: mi) else {
                 (h, mi, s) = (h + 1, 0, 0)
                 continue
             }
             if nmi != mi { (mi, s) = (nmi, 0) }
-            guard let ns = e.seconds.values.next(atLeast: s) else {
+            guard let ns = seconds.next(atLeast: s) else {
                 (mi, s) = (mi + 1, 0)
                 continue
             }
