@@ -168,7 +168,7 @@ public struct CalendarComponent: Hashable, Sendable {
                 if item.start + item.step > stop { return "the \(name) range '\(text)' runs backwards" }
             } else if item.step > 0 {
                 if fromEnd && item.start - item.step < from {
-                    return "'~\(text)' never repeats: \(item.start) - \(item.step) is before the last day (1)"
+                    return "'~\(text)' never repeats: counted from the month's end, \(item.start) - \(item.step) is past the last day (1)"
                 }
                 if !fromEnd && item.start + item.step > to {
                     return "the \(name) repetition '\(text)' never repeats: \(item.start) + \(item.step) is past \(to)"
