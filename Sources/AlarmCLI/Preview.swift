@@ -9,9 +9,11 @@ struct Preview: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the next ring instants of a calendar expression.",
         discussion: """
-            EXPR is [WEEKDAYS] [[YEAR-]MONTH-DAY] HOUR:MINUTE[:SECOND] [ZONE], e.g. 'Mon..Fri 06:30',
-            '*-12-25 08:00', 'weekends 09:00 Europe/Berlin'. Instants are printed in RFC 3339 with the
-            UTC offset in force in the alarm's zone at that instant.
+            EXPR is a systemd.time(7) calendar event, [WEEKDAYS] [[YEAR-]MONTH-DAY] [HOUR:MINUTE[:SECOND]]
+            [ZONE] or a shortcut such as 'daily', e.g. 'Mon..Fri 06:30', '*-12-25 08:00', '*-*~01 09:00'
+            (the last day of every month), 'weekends 09:00 Europe/Berlin'. Instants are printed in
+            RFC 3339 with the UTC offset in force in the alarm's zone at that instant; --verbose first
+            prints the expression in systemd's normalized form.
             """)
 
     @Argument(help: "The calendar expression (quote it, or give its words as separate arguments).")
@@ -28,6 +30,9 @@ struct Preview: ParsableCommand {
 
     @Flag(help: "Print a JSON array of RFC 3339 strings.")
     var json = false
+
+    @Flag(help: "First print the expression in its normal form (systemd's normalized form), as 'normal form: ...'.")
+    var verbose = false
 
     func validate() throws {
         guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000") }
@@ -48,6 +53,7 @@ struct Preview: ParsableCommand {
         }
         let shown = expr.zone.flatMap { try? Zones.zone(named: $0) } ?? systemZone
         let rings = Schedule.upcoming(expr, after: start, in: systemZone, count: count).map { RFC3339.format($0, in: shown) }
+        if verbose && !json { print("normal form: \(expr)") }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]

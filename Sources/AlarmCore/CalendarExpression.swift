@@ -1,22 +1,26 @@
 import FoundationEssentials
 
-/// A calendar event in a subset of systemd.time(7) syntax:
-/// `[WEEKDAYS] [[YEAR-]MONTH-DAY] HOUR:MINUTE[:SECOND] [ZONE]`.
+/// A calendar event in systemd.time(7) syntax:
+/// `[WEEKDAYS] [[YEAR-]MONTH(-|~)DAY] [HOUR:MINUTE[:SECOND]] [ZONE]`, or a shortcut (`daily` ...).
 ///
-/// Every component is a set of allowed values; an instant matches when each of its wall-clock
-/// components is in its set (weekdays and date both, when both are given). The value is fully
-/// normalised: two expressions that match the same wall times compare equal, and `description`
-/// prints a normal form that parses back to an equal value.
+/// Each component keeps what was written, normalised as systemd normalises it (`CalendarComponent`),
+/// so `description` prints systemd's normalized form (`Mon..Fri *-*-* 06:30:00`), which parses
+/// back to an equal value; and the values each allows, for matching. An instant matches when each
+/// of its wall-clock components is allowed (weekdays and date both, when both are given). Two
+/// expressions are equal when their normal forms are: `1,2,3:00` and `1..3:00` match the same
+/// instants but are different expressions, as they are for systemd.
 public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
-    /// Allowed years, sorted; nil means every year.
-    public var years: [Int]?
-    public var months: ValueSet
-    public var days: ValueSet
-    public var hours: ValueSet
-    public var minutes: ValueSet
-    public var seconds: ValueSet
-    /// 0 = Monday ... 6 = Sunday.
-    public var weekdays: ValueSet
+    /// 0 = Monday ... 6 = Sunday; all seven when no weekday was given.
+    public private(set) var weekdays: ValueSet
+    public private(set) var years: CalendarComponent
+    public private(set) var months: CalendarComponent
+    /// Days of the month; with `endOfMonth`, counted back from the month's end (1 = the last day).
+    public private(set) var days: CalendarComponent
+    /// `~` between month and day: `*-*~01` is the last day of every month.
+    public private(set) var endOfMonth: Bool
+    public private(set) var hours: CalendarComponent
+    public private(set) var minutes: CalendarComponent
+    public private(set) var seconds: CalendarComponent
     /// A pinned IANA zone (canonical spelling), or nil for the wall clock of the system zone.
     public var zone: String?
 
@@ -27,18 +31,20 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
     static let minuteRange = 0...59
     static let weekdayRange = 0...6
 
-    public init(
-        years: [Int]? = nil, months: ValueSet = .all(1...12), days: ValueSet = .all(1...31),
-        hours: ValueSet, minutes: ValueSet, seconds: ValueSet = ValueSet([0]),
-        weekdays: ValueSet = .all(0...6), zone: String? = nil
+    /// Components already normalised and valid (the parser's job).
+    init(
+        weekdays: ValueSet = .all(0...6), years: CalendarComponent = .all(yearRange), months: CalendarComponent = .all(monthRange),
+        days: CalendarComponent = .all(dayRange), endOfMonth: Bool = false, hours: CalendarComponent,
+        minutes: CalendarComponent, seconds: CalendarComponent, zone: String? = nil
     ) {
+        self.weekdays = weekdays
         self.years = years
         self.months = months
         self.days = days
+        self.endOfMonth = endOfMonth && !days.isAll
         self.hours = hours
         self.minutes = minutes
         self.seconds = seconds
-        self.weekdays = weekdays
         self.zone = zone
     }
 
@@ -50,27 +56,43 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
     /// True when the expression can match at most one wall time (a fully dated expression):
     /// such an alarm rings once by nature.
     public var isSingleOccurrence: Bool {
-        years?.count == 1 && months.count == 1 && days.count == 1 && hours.count == 1
-            && minutes.count == 1 && seconds.count == 1
+        years.isSingle && months.isSingle && days.isSingle && hours.isSingle && minutes.isSingle && seconds.isSingle
+    }
+
+    /// The days of a month of `length` days this expression allows.
+    @inline(__always)
+    func daySet(monthLength length: Int) -> ValueSet {
+        guard endOfMonth else { return days.values }
+        var out = ValueSet()
+        var bits = days.values.bits
+        while bits != 0 {
+            let counted = bits.trailingZeroBitCount
+            out.insert(length + 1 - counted)
+            bits &= bits - 1
+        }
+        return out
     }
 
     public var description: String { print(withZone: true) }
 
-    /// The normal form: `Mon..Fri *-*-* 06:30:00 Europe/Berlin`.
+    /// systemd's normalized form: `Mon..Fri *-*-* 06:30:00 Europe/Berlin`.
     public func print(withZone: Bool) -> String {
-        var parts: [String] = []
-        if !weekdays.isAll(Self.weekdayRange) { parts.append(Self.printWeekdays(weekdays)) }
-        let y = years.map { Self.printYears($0) } ?? "*"
-        parts.append("\(y)-\(months.print(Self.monthRange, width: 2))-\(days.print(Self.dayRange, width: 2))")
-        parts.append(
-            "\(hours.print(Self.hourRange, width: 2)):\(minutes.print(Self.minuteRange, width: 2)):\(seconds.print(Self.minuteRange, width: 2))"
-        )
-        if withZone, let zone { parts.append(zone) }
-        return parts.joined(separator: " ")
+        var out = ""
+        if !weekdays.isAll(Self.weekdayRange) { out = Self.printWeekdays(weekdays) + " " }
+        out += years.print(width: 4) + "-" + months.print(width: 2) + (endOfMonth ? "~" : "-") + days.print(width: 2)
+        out += " " + hours.print(width: 2) + ":" + minutes.print(width: 2) + ":" + seconds.print(width: 2)
+        if withZone, let zone { out += " " + zone }
+        return out
+    }
+
+    /// The date part of the normal form, `*-12-25`.
+    var datePart: String {
+        years.print(width: 4) + "-" + months.print(width: 2) + (endOfMonth ? "~" : "-") + days.print(width: 2)
     }
 
     static let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 
+    /// Runs of three days or more as `Mon..Wed`, shorter ones listed: `Mon,Tue,Thu..Sun`.
     static func printWeekdays(_ set: ValueSet) -> String {
         set.runs().map { run in
             switch run.count {
@@ -79,22 +101,6 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
             default: return "\(weekdayNames[run.lowerBound])..\(weekdayNames[run.upperBound])"
             }
         }.joined(separator: ",")
-    }
-
-    static func printYears(_ years: [Int]) -> String {
-        var out: [String] = []
-        var i = 0
-        while i < years.count {
-            var j = i
-            while j + 1 < years.count && years[j + 1] == years[j] + 1 { j += 1 }
-            if j - i >= 2 {
-                out.append("\(years[i])..\(years[j])")
-            } else {
-                for k in i...j { out.append("\(years[k])") }
-            }
-            i = j + 1
-        }
-        return out.joined(separator: ",")
     }
 }
 
@@ -138,30 +144,6 @@ public struct ValueSet: Hashable, Sendable {
             }
         }
         return out
-    }
-
-    /// `*`, `N/STEP` for a progression that runs to the top of `range`, else runs and values.
-    func print(_ range: ClosedRange<Int>, width: Int) -> String {
-        func pad(_ v: Int) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
-        if isAll(range) { return "*" }
-        let vs = values
-        if vs.count >= 3 {
-            let step = vs[1] - vs[0]
-            let isProgression = zip(vs, vs.dropFirst()).allSatisfy { $1 - $0 == step }
-            if step > 1 && isProgression && vs.last! + step > range.upperBound {
-                return "\(pad(vs[0]))/\(step)"
-            }
-        }
-        return runs().map { run in
-            switch run.count {
-            case 1: return pad(run.lowerBound)
-            case 2: return "\(pad(run.lowerBound)),\(pad(run.upperBound))"
-            default: return "\(pad(run.lowerBound))..\(pad(run.upperBound))"
-            }
-        }.joined(separator: ",")
     }
 }
 

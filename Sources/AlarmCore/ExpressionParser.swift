@@ -1,14 +1,22 @@
-/// Parses the calendar-expression grammar into a `CalendarExpression`.
+/// Parses systemd.time(7) calendar events into a `CalendarExpression`.
 ///
-/// Grammar (case-insensitive), a subset of systemd.time(7):
+/// Grammar (names case-insensitive), systemd's, words separated by blanks:
 ///
-///     expr     := shortcut TIME [ZONE] | [WEEKDAYS] [DATE] TIME [ZONE]
-///     shortcut := daily | weekdays | weekends
-///     WEEKDAYS := wd ("," wd)*        wd := NAME | NAME ".." NAME
-///     DATE     := [YEAR "-"] MONTH "-" DAY
-///     TIME     := HOUR ":" MINUTE [":" SECOND]
-///     each numeric component := item ("," item)*
-///     item     := "*" | N | N ".." M | N "/" STEP | N ".." M "/" STEP | "*/" STEP
+///     expr     := SHORTCUT [ZONE] | "daily" TIME [ZONE] | [WEEKDAYS] [DATE] [TIME] [ZONE]
+///     SHORTCUT := minutely | hourly | daily | weekly | monthly | quarterly | semiannually
+///                 | semi-annually | biannually | bi-annually | yearly | annually | anually
+///     WEEKDAYS := weekdays | weekends | wd ("," wd)* [","]     wd := NAME | NAME (".."|"-") NAME
+///     DATE     := [YEAR "-"] MONTH ("-"|"~") DAY    (`~`: DAY counts back from the month's end)
+///     TIME     := HOUR ":" MINUTE [":" SECOND]       (no TIME: 00:00:00; no SECOND: 00)
+///     each numeric component := "*" | item ("," item)*
+///     item     := N | N ".." M | N "/" STEP | N ".." M "/" STEP | "*/" STEP
+///
+/// What systemd (252) refuses is refused too (`20/4:00`, whose repetition never repeats;
+/// `00:00/60`; `*` in a list; `10..8:00`; `*-*~29`), except our extensions: weekday ranges that
+/// wrap around the week (`Fri..Mon`, which systemd refuses), `weekdays`, `weekends`, `daily TIME`,
+/// `*/STEP`, blanks anywhere between and around words, zone names in any case. Refused with a
+/// message of their own although systemd takes them: fractional seconds, `@` timestamps, and
+/// expressions that never match (systemd takes those and never elapses).
 struct ExpressionParser {
     let text: String
     private var tokens: [(text: Substring, column: Int)] = []
@@ -60,56 +68,138 @@ struct ExpressionParser {
         if current != nil { tokens.append((text[startIndex...], start)) }
     }
 
-    private func fail(_ message: String, _ column: Int? = nil) -> ExpressionError {
+    func fail(_ message: String, _ column: Int? = nil) -> ExpressionError {
         ExpressionError(message: message, expression: text, column: column)
+    }
+
+    /// The parts parsed so far; what is not written stays `*` (weekdays: all seven).
+    private struct Parts {
+        var weekdays = Self.allWeekdays
+        var years = Self.all.years
+        var months = Self.all.months
+        var days = Self.all.days
+        var endOfMonth = false
+        var hours = Self.all.hours
+        var minutes = Self.all.minutes
+        var seconds = Self.all.minutes
+
+        static let allWeekdays = ValueSet.all(CalendarExpression.weekdayRange)
+        static let all = (
+            years: CalendarComponent.all(CalendarExpression.yearRange), months: CalendarComponent.all(CalendarExpression.monthRange),
+            days: CalendarComponent.all(CalendarExpression.dayRange), hours: CalendarComponent.all(CalendarExpression.hourRange),
+            minutes: CalendarComponent.all(CalendarExpression.minuteRange)
+        )
+
+        /// 00:00:00, as a date without a time means.
+        mutating func midnight() {
+            hours = .single(0)
+            minutes = .single(0)
+            seconds = .single(0)
+        }
+    }
+
+    /// systemd's shortcuts: what each stands for.
+    private static func shortcut(_ name: String) -> Parts? {
+        var p = Parts()
+        switch name {
+        case "minutely":
+            p.seconds = .values([0], in: CalendarExpression.minuteRange)
+        case "hourly":
+            p.minutes = .values([0], in: CalendarExpression.minuteRange)
+            p.seconds = .values([0], in: CalendarExpression.minuteRange)
+        case "daily":
+            p.midnight()
+        case "weekly":
+            p.weekdays = ValueSet([0])
+            p.midnight()
+        case "monthly":
+            p.days = .values([1], in: CalendarExpression.dayRange)
+            p.midnight()
+        case "quarterly":
+            p.months = .values([1, 4, 7, 10], in: CalendarExpression.monthRange)
+            p.days = .values([1], in: CalendarExpression.dayRange)
+            p.midnight()
+        case "semiannually", "semi-annually", "biannually", "bi-annually":
+            p.months = .values([1, 7], in: CalendarExpression.monthRange)
+            p.days = .values([1], in: CalendarExpression.dayRange)
+            p.midnight()
+        case "yearly", "annually", "anually":
+            p.months = .values([1], in: CalendarExpression.monthRange)
+            p.days = .values([1], in: CalendarExpression.dayRange)
+            p.midnight()
+        default:
+            return nil
+        }
+        return p
+    }
+
+    /// What a word is: a name (weekdays, a shortcut, a zone) starts with a letter; dates and
+    /// times are the rest, told apart as systemd does: a `:` makes a time, else `-` or `~` a date.
+    private enum Word { case name, date, time, other }
+
+    private static func kind(_ s: Substring) -> Word {
+        guard let first = s.utf8.first else { return .other }
+        if (first | 0x20) >= UInt8(ascii: "a") && (first | 0x20) <= UInt8(ascii: "z") { return .name }
+        if s.utf8.contains(UInt8(ascii: ":")) { return .time }
+        if s.utf8.contains(UInt8(ascii: "-")) || s.utf8.contains(UInt8(ascii: "~")) { return .date }
+        return .other
     }
 
     func parse() throws -> CalendarExpression {
         guard !tokens.isEmpty else { throw fail("the expression is empty; write e.g. 'Mon..Fri 06:30'") }
         guard text.count <= 256 else { throw fail("the expression is longer than 256 characters") }
+        if let at = tokens.first(where: { $0.text.hasPrefix("@") }) {
+            throw fail("'@' timestamps are not supported: for one instant use 'alarm add --at RFC3339'", at.column)
+        }
         var i = 0
-        var weekdays = ValueSet.all(CalendarExpression.weekdayRange)
-        var years: [Int]? = nil
-        var months = ValueSet.all(CalendarExpression.monthRange)
-        var days = ValueSet.all(CalendarExpression.dayRange)
-
+        var parts: Parts
+        var shortcut: Parts? = nil
         let first = tokens[0]
         let firstLower = first.text.lowercased()
-        switch firstLower {
-        case "daily": i = 1
-        case "weekdays": weekdays = ValueSet(0...4); i = 1
-        case "weekends": weekdays = ValueSet([5, 6]); i = 1
-        default:
-            if let c = first.text.first, c.isLetter {
-                weekdays = try parseWeekdays(first.text, column: first.column)
+        if let p = Self.shortcut(firstLower) {
+            parts = p
+            shortcut = p
+            i = 1
+            if i < tokens.count && Self.kind(tokens[i].text) != .name {
+                let next = tokens[i]
+                // Our extension: `daily 06:45` is 06:45 every day.
+                guard firstLower == "daily" else {
+                    throw fail("'\(first.text)' stands alone (it is '\(Self.normalForm(p))'); only a zone may follow it", next.column)
+                }
+                guard Self.kind(next.text) == .time else {
+                    throw fail("'\(first.text)' takes a time only, not a date", next.column)
+                }
+                (parts.hours, parts.minutes, parts.seconds) = try parseTime(next.text, column: next.column)
+                i += 1
+            }
+        } else {
+            parts = Parts()
+            if Self.kind(first.text) == .name {
+                parts.weekdays = try parseWeekdays(first.text, column: first.column)
                 i = 1
             }
-        }
-        let hasShortcut = ["daily", "weekdays", "weekends"].contains(firstLower)
-
-        guard i < tokens.count else {
-            throw fail("a time of day is missing: add HH:MM, e.g. '\(text) 07:00'", text.count + 1)
-        }
-        // Bytes searched: `contains(":")` on a Substring goes through Foundation's range(of:).
-        if !tokens[i].text.utf8.contains(UInt8(ascii: ":")) && tokens[i].text.utf8.contains(UInt8(ascii: "-")) {
-            guard i + 1 < tokens.count else {
-                throw fail("a time of day is missing: add HH:MM, e.g. '\(text) 07:00'", text.count + 1)
+            var dated = false
+            var timed = false
+            if i < tokens.count && Self.kind(tokens[i].text) == .date {
+                let t = tokens[i]
+                (parts.years, parts.months, parts.days, parts.endOfMonth) = try parseDate(t.text, column: t.column)
+                dated = true
+                i += 1
             }
-            if hasShortcut {
-                throw fail("'\(first.text)' takes a time only, not a date", tokens[i].column)
+            if i < tokens.count && Self.kind(tokens[i].text) == .time {
+                let t = tokens[i]
+                (parts.hours, parts.minutes, parts.seconds) = try parseTime(t.text, column: t.column)
+                timed = true
+                i += 1
             }
-            (years, months, days) = try parseDate(tokens[i].text, column: tokens[i].column)
-            i += 1
+            if i < tokens.count && Self.kind(tokens[i].text) != .name {
+                let t = tokens[i]
+                if timed { throw fail("unexpected '\(t.text)' after the time", t.column) }
+                if dated { throw fail("expected a time HOUR:MINUTE[:SECOND] after the date, found '\(t.text)'", t.column) }
+                throw fail("expected a date [YEAR-]MONTH-DAY or a time HOUR:MINUTE[:SECOND] here, found '\(t.text)'", t.column)
+            }
+            if !timed { parts.midnight() }
         }
-        guard i < tokens.count else {
-            throw fail("a time of day is missing: add HH:MM, e.g. '\(text) 07:00'", text.count + 1)
-        }
-        let timeToken = tokens[i]
-        guard timeToken.text.utf8.contains(UInt8(ascii: ":")) else {
-            throw fail("expected a time HH:MM[:SS] here, found '\(timeToken.text)'", timeToken.column)
-        }
-        let (hours, minutes, seconds) = try parseTime(timeToken.text, column: timeToken.column)
-        i += 1
 
         var zone: String? = nil
         if i < tokens.count {
@@ -117,31 +207,58 @@ struct ExpressionParser {
             do {
                 zone = try Zones.canonicalName(String(z.text))
             } catch {
+                if let shortcut, i == 1 {
+                    throw fail("'\(first.text)' stands alone (it is '\(Self.normalForm(shortcut))'); only a zone may follow it, and '\(z.text)' is none", z.column)
+                }
+                if Self.weekdayNames[z.text.lowercased()] != nil {
+                    throw fail("weekdays are one word, without blanks: e.g. 'Mon,Wed' or 'Mon..Fri'", z.column)
+                }
                 throw fail("unknown time zone '\(z.text)': use an IANA name such as Europe/Berlin, or UTC", z.column)
             }
             i += 1
         }
         if i < tokens.count {
-            throw fail("unexpected '\(tokens[i].text)' after the \(zone == nil ? "time" : "zone")", tokens[i].column)
+            throw fail("unexpected '\(tokens[i].text)' after the zone", tokens[i].column)
         }
 
         let expr = CalendarExpression(
-            years: years, months: months, days: days, hours: hours, minutes: minutes, seconds: seconds,
-            weekdays: weekdays, zone: zone)
+            weekdays: parts.weekdays, years: parts.years, months: parts.months, days: parts.days, endOfMonth: parts.endOfMonth,
+            hours: parts.hours, minutes: parts.minutes, seconds: parts.seconds, zone: zone)
         if let why = Schedule.whyNeverMatches(expr) { throw fail(why) }
         return expr
     }
 
-    // MARK: components
+    private static func normalForm(_ p: Parts) -> String {
+        CalendarExpression(
+            weekdays: p.weekdays, years: p.years, months: p.months, days: p.days, endOfMonth: p.endOfMonth, hours: p.hours,
+            minutes: p.minutes, seconds: p.seconds
+        ).print(withZone: false)
+    }
 
+    // MARK: weekdays
+
+    /// `Mon,Wed..Fri`, `Mon-Wed` (systemd's older range), a trailing comma, `weekdays`, `weekends`.
     private func parseWeekdays(_ token: Substring, column: Int) throws -> ValueSet {
+        switch token.lowercased() {
+        case "weekdays": return ValueSet(0...4)
+        case "weekends": return ValueSet([5, 6])
+        default: break
+        }
         var set = ValueSet()
+        var items = token.split(separator: ",", omittingEmptySubsequences: false)
+        if items.count > 1 && items.last!.isEmpty { items.removeLast() }  // "Wed, 17:48"
         var col = column
-        for item in token.split(separator: ",", omittingEmptySubsequences: false) {
-            if let r = Self.dots(in: item) {
+        for item in items {
+            let range = Self.dots(in: item) ?? item.firstIndex(of: "-").map { $0..<item.index(after: $0) }
+            if let r = range {
                 let a = try weekday(item[..<r.lowerBound], column: col)
-                let b = try weekday(item[r.upperBound...], column: col + item.distance(from: item.startIndex, to: r.upperBound))
-                // Ranges may wrap around the week: Fri..Mon is Fri, Sat, Sun, Mon.
+                let rest = item[r.upperBound...]
+                let restColumn = col + item.distance(from: item.startIndex, to: r.upperBound)
+                if Self.dots(in: rest) != nil || rest.contains("-") {
+                    throw fail("a weekday range is NAME..NAME, found '\(item)'", col)
+                }
+                let b = try weekday(rest, column: restColumn)
+                // Our extension: ranges may wrap around the week, Fri..Mon is Fri, Sat, Sun, Mon.
                 var d = a
                 while true {
                     set.insert(d)
@@ -158,8 +275,8 @@ struct ExpressionParser {
 
     private static let weekdayNames: [String: Int] = {
         let names = [
-            ["mon", "monday"], ["tue", "tues", "tuesday"], ["wed", "wednesday"], ["thu", "thur", "thurs", "thursday"],
-            ["fri", "friday"], ["sat", "saturday"], ["sun", "sunday"],
+            ["mon", "monday"], ["tue", "tuesday"], ["wed", "wednesday"], ["thu", "thursday"], ["fri", "friday"],
+            ["sat", "saturday"], ["sun", "sunday"],
         ]
         var map: [String: Int] = [:]
         for (i, group) in names.enumerated() { for n in group { map[n] = i } }
@@ -174,117 +291,62 @@ struct ExpressionParser {
         return d
     }
 
-    private func parseDate(_ token: Substring, column: Int) throws -> ([Int]?, ValueSet, ValueSet) {
-        let parts = token.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2 || parts.count == 3 else {
-            throw fail("a date is [YEAR-]MONTH-DAY, found '\(token)'", column)
-        }
+    // MARK: date and time
+
+    private func parseDate(_ token: Substring, column: Int) throws
+        -> (CalendarComponent, CalendarComponent, CalendarComponent, Bool)
+    {
+        // The parts and the separator before each.
+        var parts: [(text: Substring, separator: UInt8, column: Int)] = []
+        var start = token.startIndex
+        var separator: UInt8 = 0
         var col = column
-        var years: [Int]? = nil
-        if parts.count == 3 {
-            if parts[0] != "*" {
-                let set = try component(parts[0], "year", CalendarExpression.yearRange, column: col)
-                years = set.count == CalendarExpression.yearRange.count ? nil : set
+        var partColumn = column
+        var i = token.startIndex
+        while i < token.endIndex {
+            let b = token.utf8[i]
+            if b == UInt8(ascii: "-") || b == UInt8(ascii: "~") {
+                parts.append((token[start..<i], separator, partColumn))
+                separator = b
+                start = token.index(after: i)
+                partColumn = col + 1
             }
-            col += parts[0].count + 1
+            i = token.index(after: i)
+            col += 1
         }
-        let months = ValueSet(try component(parts[parts.count - 2], "month", CalendarExpression.monthRange, column: col))
-        col += parts[parts.count - 2].count + 1
-        let days = ValueSet(try component(parts[parts.count - 1], "day", CalendarExpression.dayRange, column: col))
-        return (years, months, days)
+        parts.append((token[start...], separator, partColumn))
+        guard parts.count == 2 || parts.count == 3 else {
+            throw fail("a date is [YEAR-]MONTH-DAY (or MONTH~DAY, counted from the month's end), found '\(token)'", column)
+        }
+        let tilde = UInt8(ascii: "~")
+        if parts.count == 3 && parts[1].separator == tilde {
+            throw fail("'~' goes between the month and the day, as in '*-02~01', found '\(token)'", parts[1].column - 1)
+        }
+        let endOfMonth = parts.last!.separator == tilde
+        var years = CalendarComponent.all(CalendarExpression.yearRange)
+        if parts.count == 3 {
+            years = try component(parts[0].text, .year, column: parts[0].column)
+        }
+        let m = parts[parts.count - 2]
+        let d = parts[parts.count - 1]
+        let months = try component(m.text, .month, column: m.column)
+        let days = try component(d.text, endOfMonth ? .dayFromEnd : .day, column: d.column)
+        return (years, months, days, endOfMonth && !days.isAll)
     }
 
-    private func parseTime(_ token: Substring, column: Int) throws -> (ValueSet, ValueSet, ValueSet) {
+    private func parseTime(_ token: Substring, column: Int) throws -> (CalendarComponent, CalendarComponent, CalendarComponent) {
         let parts = token.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2 || parts.count == 3 else {
             throw fail("a time is HOUR:MINUTE[:SECOND], found '\(token)'", column)
         }
         var col = column
-        let hours = ValueSet(try component(parts[0], "hour", CalendarExpression.hourRange, column: col))
+        let hours = try component(parts[0], .hour, column: col)
         col += parts[0].count + 1
-        let minutes = ValueSet(try component(parts[1], "minute", CalendarExpression.minuteRange, column: col))
+        let minutes = try component(parts[1], .minute, column: col)
         col += parts[1].count + 1
         let seconds =
             parts.count == 3
-            ? ValueSet(try component(parts[2], "second", CalendarExpression.minuteRange, column: col)) : ValueSet([0])
+            ? try component(parts[2], .second, column: col) : CalendarComponent.single(0)
         return (hours, minutes, seconds)
-    }
-
-    /// One numeric component: a comma list of `*`, `N`, `N..M`, `N/S`, `N..M/S`, `*/S`.
-    private func component(_ s: Substring, _ name: String, _ range: ClosedRange<Int>, column: Int) throws -> [Int] {
-        guard !s.isEmpty else { throw fail("the \(name) is missing", column) }
-        if s == "*" { return Array(range) }
-        // The usual case, one plain number ("06"): no lists, no membership table.
-        if let v = Self.plainNumber(s), range.contains(v) { return [v] }
-        // Membership over the component's range (at most 230 years): no hashing, already sorted.
-        var member = [Bool](repeating: false, count: range.count)
-        var col = column
-        for item in s.split(separator: ",", omittingEmptySubsequences: false) {
-            guard !item.isEmpty else { throw fail("an empty item in the \(name) list '\(s)'", col) }
-            var body = item
-            var step = 1
-            if let slash = item.firstIndex(of: "/") {
-                body = item[..<slash]
-                let stepText = item[item.index(after: slash)...]
-                guard let st = Int(stepText), st >= 1, stepText.allSatisfy(\.isASCII) else {
-                    throw fail("the \(name) step '\(stepText)' must be a whole number of at least 1", col)
-                }
-                step = st
-            }
-            var lo: Int
-            var hi: Int
-            if body == "*" {
-                (lo, hi) = (range.lowerBound, range.upperBound)
-            } else if let r = Self.dots(in: body) {
-                lo = try number(body[..<r.lowerBound], name, range, column: col)
-                hi = try number(body[r.upperBound...], name, range, column: col)
-                guard lo <= hi else { throw fail("the \(name) range '\(body)' runs backwards", col) }
-            } else {
-                lo = try number(body, name, range, column: col)
-                // N/STEP repeats up to the component's maximum; a plain N is just N.
-                hi = item.utf8.contains(UInt8(ascii: "/")) ? range.upperBound : lo
-            }
-            var v = lo
-            while v <= hi {
-                member[v - range.lowerBound] = true
-                v += step
-            }
-            col += item.count + 1
-        }
-        return member.indices.filter { member[$0] }.map { $0 + range.lowerBound }
-    }
-
-    /// Where `..` stands in `s` (Foundation's `range(of:)` bridges through NSString: slow).
-    static func dots(in s: Substring) -> Range<Substring.Index>? {
-        var i = s.startIndex
-        while i < s.endIndex {
-            let j = s.index(after: i)
-            if s[i] == ".", j < s.endIndex, s[j] == "." { return i..<s.index(after: j) }
-            i = j
-        }
-        return nil
-    }
-
-    /// `s` as a number when it is 1...4 ASCII digits, else nil.
-    static func plainNumber(_ s: Substring) -> Int? {
-        let u = s.utf8
-        guard !u.isEmpty, u.count <= 4 else { return nil }
-        var v = 0
-        for b in u {
-            guard b >= 0x30 && b <= 0x39 else { return nil }
-            v = v * 10 + Int(b - 0x30)
-        }
-        return v
-    }
-
-    private func number(_ s: Substring, _ name: String, _ range: ClosedRange<Int>, column: Int) throws -> Int {
-        // ASCII digits only (a Character that is ASCII and a number is one digit byte).
-        guard let v = Self.plainNumber(s) else {
-            throw fail("the \(name) '\(s)' is not a number", column)
-        }
-        guard range.contains(v) else {
-            throw fail("the \(name) \(s) is out of range \(range.lowerBound)..\(range.upperBound)", column)
-        }
-        return v
     }
 }

@@ -65,37 +65,42 @@ public enum Schedule {
         }
         // Each failed component moves the next larger one on and resets the smaller ones; a value
         // past its maximum (hour 24, day 32, month 13) fails in the next round and carries.
+        let (months, hours, minutes, seconds, weekdays) = (e.months.values, e.hours.values, e.minutes.values, e.seconds.values, e.weekdays)
+        let everyYear = e.years.isAll
+        let days = e.endOfMonth ? nil : e.days.values  // else per month
         for _ in 0..<2_000_000 {
             if y > CalendarExpression.yearRange.upperBound { return nil }
-            if let years = e.years {
-                guard let ny = years.first(where: { $0 >= y }) else { return nil }
+            if !everyYear {
+                guard let ny = e.years.next(atLeast: y) else { return nil }
                 if ny != y { (y, mo, d, h, mi, s) = (ny, 1, 1, 0, 0, 0) }
+                if y > CalendarExpression.yearRange.upperBound { return nil }
             }
-            guard let nm = e.months.next(atLeast: mo) else {
+            guard let nm = months.next(atLeast: mo) else {
                 (y, mo, d, h, mi, s) = (y + 1, 1, 1, 0, 0, 0)
                 continue
             }
             if nm != mo { (mo, d, h, mi, s) = (nm, 1, 0, 0, 0) }
-            guard let nd = e.days.next(atLeast: d), nd <= CivilTime.daysIn(month: mo, year: y) else {
+            let length = CivilTime.daysIn(month: mo, year: y)
+            guard let nd = (days ?? e.daySet(monthLength: length)).next(atLeast: d), nd <= length else {
                 (mo, d, h, mi, s) = (mo + 1, 1, 0, 0, 0)
                 continue
             }
             if nd != d { (d, h, mi, s) = (nd, 0, 0, 0) }
-            if !e.weekdays.contains(CivilTime.weekday(ofDays: CivilTime.days(year: y, month: mo, day: d))) {
+            if !weekdays.contains(CivilTime.weekday(ofDays: CivilTime.days(year: y, month: mo, day: d))) {
                 (d, h, mi, s) = (d + 1, 0, 0, 0)
                 continue
             }
-            guard let nh = e.hours.next(atLeast: h) else {
+            guard let nh = hours.next(atLeast: h) else {
                 (d, h, mi, s) = (d + 1, 0, 0, 0)
                 continue
             }
             if nh != h { (h, mi, s) = (nh, 0, 0) }
-            guard let nmi = e.minutes.next(atLeast: mi) else {
+            guard let nmi = minutes.next(atLeast: mi) else {
                 (h, mi, s) = (h + 1, 0, 0)
                 continue
             }
             if nmi != mi { (mi, s) = (nmi, 0) }
-            guard let ns = e.seconds.next(atLeast: s) else {
+            guard let ns = seconds.next(atLeast: s) else {
                 (mi, s) = (mi + 1, 0)
                 continue
             }
@@ -110,17 +115,18 @@ public enum Schedule {
             "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
             "November", "December",
         ]
-        let possible = e.months.values.contains { m in
-            e.days.values.contains { $0 <= CivilTime.daysIn(month: m, year: 2000) }
-        }
+        // Days counted from the month's end (at most 28) fall in every month.
+        let firstDay = e.days.values.min ?? 32
+        let possible = e.endOfMonth || (1...12).contains { e.months.values.contains($0) && firstDay <= CivilTime.daysIn(month: $0, year: 2000) }
         if !possible {
-            let months = e.months.values.map { monthNames[$0 - 1] }.joined(separator: ", ")
-            let days = e.days.values.map(String.init).joined(separator: ", ")
-            return "this date never occurs: \(months) \(e.months.count == 1 ? "has" : "have") no day \(days)"
+            let months = e.months.values.values.map { monthNames[$0 - 1] }.joined(separator: ", ")
+            let days = e.days.values.values.map(String.init).joined(separator: ", ")
+            return "this date never occurs: \(months) \(e.months.values.count == 1 ? "has" : "have") no day \(days)"
         }
         if nextCivil(e, atOrAfter: CivilTime(year: CalendarExpression.yearRange.lowerBound, month: 1, day: 1)) == nil {
-            return "it never matches: no date in \(CalendarExpression.yearRange.lowerBound)..\(CalendarExpression.yearRange.upperBound) falls on "
-                + "\(CalendarExpression.printWeekdays(e.weekdays)) and matches \(e.print(withZone: false).split(separator: " ").dropFirst().first ?? "")"
+            let weekdays = e.weekdays.isAll(CalendarExpression.weekdayRange) ? "" : "falls on \(CalendarExpression.printWeekdays(e.weekdays)) and "
+            return "it never matches: no date in \(CalendarExpression.yearRange.lowerBound)..\(CalendarExpression.yearRange.upperBound) "
+                + "\(weekdays)matches \(e.datePart)"
         }
         return nil
     }

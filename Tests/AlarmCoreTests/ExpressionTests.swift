@@ -5,7 +5,8 @@ import Testing
 
 @Suite("Expressions: grammar, normal form, refusals")
 struct ExpressionTests {
-    /// Input and its normal form.
+    /// Input and its normal form: systemd's normalized form (SystemdCalendarTests checks these
+    /// against systemd-analyze too, where systemd takes the input).
     static let forms: [(String, String)] = [
         ("07:00", "*-*-* 07:00:00"),
         ("7:5", "*-*-* 07:05:00"),
@@ -14,26 +15,62 @@ struct ExpressionTests {
         ("weekends 09:00", "Sat,Sun *-*-* 09:00:00"),
         ("Mon..Fri 06:30", "Mon..Fri *-*-* 06:30:00"),
         ("mon..fri 06:30", "Mon..Fri *-*-* 06:30:00"),
+        ("Mon-Fri 06:30", "Mon..Fri *-*-* 06:30:00"),
         ("MONDAY,wednesday,Fri 07:15", "Mon,Wed,Fri *-*-* 07:15:00"),
         ("Sat,Sun 09:00", "Sat,Sun *-*-* 09:00:00"),
+        ("Wed, 17:48", "Wed *-*-* 17:48:00"),
         ("Fri..Mon 10:00", "Mon,Fri..Sun *-*-* 10:00:00"),
         ("Mon..Sun 07:00", "*-*-* 07:00:00"),
         ("*-12-25 08:00", "*-12-25 08:00:00"),
         ("12-25 08:00", "*-12-25 08:00:00"),
         ("2026-12-24 07:00", "2026-12-24 07:00:00"),
         ("2026-12-24 07:00:30", "2026-12-24 07:00:30"),
+        ("26-12-24 07:00", "2026-12-24 07:00:00"),
         ("*-*-* *:0/15", "*-*-* *:00/15:00"),
+        ("*/15:00", "*-*-* 00/15:00:00"),
+        ("*:*/20", "*-*-* *:00/20:00"),
         ("*:*:*", "*-*-* *:*:*"),
+        ("00:00:0/1", "*-*-* 00:00:*"),
         ("8..10:00", "*-*-* 08..10:00:00"),
-        ("1,2,3,7:00", "*-*-* 01..03,07:00:00"),
+        ("1,2,3,7:00", "*-*-* 01,02,03,07:00:00"),
+        ("3,1,2,2:00", "*-*-* 01,02,03:00:00"),
+        ("5..5:00", "*-*-* 05:00:00"),
+        ("2..7/2:00", "*-*-* 02..06/2:00:00"),
         ("Mon *-*-1..7 9:00", "Mon *-*-01..07 09:00:00"),
         ("*-*-1/2 06:00", "*-*-01/2 06:00:00"),
-        ("*-1..12/3-1 06:00", "*-01/3-01 06:00:00"),
+        ("*-1..12/3-1 06:00", "*-01..10/3-01 06:00:00"),
         ("2027..2029,2031-01-01 00:00", "2027..2029,2031-01-01 00:00:00"),
         ("06:30 europe/berlin", "*-*-* 06:30:00 Europe/Berlin"),
         ("Mon..Fri 06:30 UTC", "Mon..Fri *-*-* 06:30:00 UTC"),
         ("  daily   07:00   America/New_York ", "*-*-* 07:00:00 America/New_York"),
         ("*-02-29 07:00", "*-02-29 07:00:00"),
+        // A date without a time is midnight; weekdays alone too.
+        ("2026-12-24", "2026-12-24 00:00:00"),
+        ("12-24", "*-12-24 00:00:00"),
+        ("*-*-*", "*-*-* 00:00:00"),
+        ("Monday", "Mon *-*-* 00:00:00"),
+        ("Mon UTC", "Mon *-*-* 00:00:00 UTC"),
+        ("weekdays", "Mon..Fri *-*-* 00:00:00"),
+        // systemd's shortcuts.
+        ("minutely", "*-*-* *:*:00"),
+        ("hourly", "*-*-* *:00:00"),
+        ("daily", "*-*-* 00:00:00"),
+        ("weekly", "Mon *-*-* 00:00:00"),
+        ("monthly", "*-*-01 00:00:00"),
+        ("quarterly", "*-01,04,07,10-01 00:00:00"),
+        ("semiannually", "*-01,07-01 00:00:00"),
+        ("semi-annually", "*-01,07-01 00:00:00"),
+        ("yearly", "*-01-01 00:00:00"),
+        ("annually", "*-01-01 00:00:00"),
+        ("Hourly Asia/Tokyo", "*-*-* *:00:00 Asia/Tokyo"),
+        // Days counted from the month's end.
+        ("*-*~01 09:00", "*-*~01 09:00:00"),
+        ("*-*~1", "*-*~01 00:00:00"),
+        ("Mon *-05~07/1", "Mon *-05~07/1 00:00:00"),
+        ("*-02~01 07:00", "*-02~01 07:00:00"),
+        ("2026-02~1..3 07:00", "2026-02~01..03 07:00:00"),
+        ("*-*~05,3", "*-*~03,05 00:00:00"),
+        ("*-*~* 07:00", "*-*-* 07:00:00"),
     ]
 
     @Test("every form parses to its normal form", arguments: forms.map { $0.0 })
@@ -63,27 +100,51 @@ struct ExpressionTests {
         ("07:60", "minute 60 is out of range 0..59"),
         ("07:00:61", "second 61 is out of range"),
         ("7:0x", "minute '0x' is not a number"),
-        ("07-00", "time"),
+        ("07-00", "day 0 is out of range 1..31"),
         ("Mnday 07:00", "unknown weekday 'Mnday'"),
+        ("Tues 07:00", "unknown weekday 'Tues'"),
+        ("Mondays", "unknown weekday 'Mondays'"),
         ("Mon..Frx 07:00", "unknown weekday 'Frx'"),
+        ("Mon.. 07:00", "weekday is missing"),
+        ("Mon..Wed..Fri 07:00", "a weekday range is NAME..NAME"),
+        ("Mon,,Tue 07:00", "weekday is missing"),
+        ("Mon Tue 07:00", "weekdays are one word"),
         ("07:00 Mars/Olympus", "unknown time zone 'Mars/Olympus'"),
         ("07:00 EST5EDTX", "unknown time zone"),
         ("2026-13-01 07:00", "month 13 is out of range 1..12"),
         ("*-*-32 07:00", "day 32 is out of range 1..31"),
         ("1969-01-01 07:00", "year 1969 is out of range"),
-        ("daily", "time of day is missing"),
-        ("Mon", "time of day is missing"),
-        ("*-12-25", "time of day is missing"),
-        ("07:00 UTC extra", "unexpected 'extra'"),
+        ("2200-01-01 07:00", "year 2200 is out of range"),
+        ("07:00 UTC extra", "unexpected 'extra' after the zone"),
+        ("07:00 2026-12-25", "unexpected '2026-12-25' after the time"),
+        ("*-*-* 7", "expected a time HOUR:MINUTE[:SECOND] after the date"),
+        ("7", "expected a date [YEAR-]MONTH-DAY or a time"),
         ("10..8:00", "runs backwards"),
+        ("00:00:05..05", "holds one second"),
         ("0/0:00", "step '0'"),
         ("*:0/x", "step 'x'"),
         ("1,,2:00", "empty item"),
         ("daily 2026-01-01 07:00", "takes a time only"),
+        ("hourly 07:00", "'hourly' stands alone"),
+        ("weekly Mon", "'weekly' stands alone (it is 'Mon *-*-* 00:00:00'); only a zone may follow it"),
         ("07:00:00:00", "HOUR:MINUTE[:SECOND]"),
         ("1-2-3-4 07:00", "[YEAR-]MONTH-DAY"),
-        ("Mon, 07:00", "weekday is missing"),
+        ("Mon- 07:00", "weekday is missing"),
         ("-5:00", "not a number"),
+        // What systemd refuses (issue #12).
+        ("20/4:00", "the hour repetition '20/4' never repeats"),
+        ("00:00/60", "the minute step 60 in '0/60' is too large: at most 59"),
+        ("1,*:00", "'*' cannot be part of a list"),
+        ("*,5:00", "'*' cannot be part of a list"),
+        ("*-*~29", "day counted from the month's end 29 is out of range 1..28"),
+        ("*-*~5/5", "'~5/5' never repeats"),
+        ("*-*~01,26", "systemd allows up to 28 for the smallest item"),
+        ("2016~11-22", "'~' goes between the month and the day"),
+        ("*-*-*~1", "[YEAR-]MONTH-DAY"),
+        // Accepted by systemd, refused by us with a reason.
+        ("00:00:01.5", "fractional seconds ('01.5') are not supported"),
+        ("*-*-* 07:00:00/0.5", "fractional seconds"),
+        ("@1767225600", "'@' timestamps are not supported"),
     ]
 
     @Test("refusals say what is wrong", arguments: refusals.map { $0.0 })
@@ -195,6 +256,31 @@ struct AlarmJSONTests {
         #expect(json.contains("\"mode\":\"pinned\""))
         #expect(json.contains("\"fade_in\":30"))
         #expect(try JSONDecoder().decode([Alarm].self, from: data) == alarms)
+    }
+
+    /// Stores written before issue #12 hold our older normal form, which ran `N/STEP` and ranges
+    /// its own way; all of it is systemd syntax, and loads to the same schedule.
+    @Test("stores with the normal form printed before systemd's load to the same schedule")
+    func oldStores() throws {
+        let old: [(String, [String])] = [
+            ("Mon..Fri *-*-* 06:30:00", ["2026-11-20T06:30:00+00:00", "2026-11-23T06:30:00+00:00"]),
+            ("Mon,Fri..Sun *-*-* 10:00:00", ["2026-11-20T10:00:00+00:00", "2026-11-21T10:00:00+00:00"]),
+            ("*-*-* 01..03,07:00:00", ["2026-11-20T01:00:00+00:00", "2026-11-20T02:00:00+00:00"]),
+            ("Mon,Wed *-*-* 01/6:00:30", ["2026-11-23T01:00:30+00:00", "2026-11-23T07:00:30+00:00"]),
+            ("*-01/3-01 06:00:00", ["2027-01-01T06:00:00+00:00", "2027-04-01T06:00:00+00:00"]),
+            ("*-*-* 07:00:00/20", ["2026-11-20T07:00:00+00:00", "2026-11-20T07:00:20+00:00"]),
+            ("2027..2029,2031-01-01 00:00:00", ["2027-01-01T00:00:00+00:00", "2028-01-01T00:00:00+00:00"]),
+            ("*-*-* *:*:*", ["2026-11-20T00:00:01+00:00", "2026-11-20T00:00:02+00:00"]),
+        ]
+        let json = "[" + old.enumerated().map { #"{"id":"a\#($0.offset)","expression":"\#($0.element.0)","zone":null}"# }.joined(separator: ",") + "]"
+        let alarms = try AlarmListReader.decode(Array(json.utf8))
+        #expect(alarms.count == old.count)
+        for (alarm, (text, rings)) in zip(alarms, old) {
+            guard case .calendar(let e) = alarm.trigger else { Issue.record("\(text)"); continue }
+            #expect(e.description == text, "prints as before")
+            let next = Schedule.upcoming(e, after: RFC3339.parse("2026-11-20T00:00:00Z")!, in: .utc, count: 2).map { RFC3339.format($0, in: .utc) }
+            #expect(next == rings, "\(text)")
+        }
     }
 
     @Test("a bad expression in JSON is refused with its message")

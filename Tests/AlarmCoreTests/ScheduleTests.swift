@@ -175,6 +175,87 @@ let calendarCases: [ScheduleCase] = [
         expected: ["2027-01-01T00:00:00+00:00", "2029-01-01T00:00:00+00:00", "2030-01-01T00:00:00+00:00"]),
 ]
 
+/// Issue #12: the forms of systemd.time(7) we lacked: `~` (days from the month's end), dates
+/// without a time, the shortcuts; on month ends, leap years, the last day of February, DST days.
+let systemdFormCases: [ScheduleCase] = [
+    .init(
+        name: "the last day of February: the 28th, the 29th in leap years", expression: "*-02~01 07:00", zone: "UTC",
+        after: "2026-01-01T00:00:00Z",
+        expected: ["2026-02-28T07:00:00+00:00", "2027-02-28T07:00:00+00:00", "2028-02-29T07:00:00+00:00", "2029-02-28T07:00:00+00:00"]),
+    .init(
+        name: "the day before the last of February, at midnight (a date without a time)", expression: "*-02~02", zone: "UTC",
+        after: "2026-01-01T00:00:00Z",
+        expected: ["2026-02-27T00:00:00+00:00", "2027-02-27T00:00:00+00:00", "2028-02-28T00:00:00+00:00"]),
+    .init(
+        name: "2100 is no leap year: its February ends on the 28th", expression: "2100-02~01 07:00", zone: "UTC",
+        after: "2026-01-01T00:00:00Z", expected: ["2100-02-28T07:00:00+00:00"]),
+    .init(
+        name: "the last day of every month, across Berlin's spring-forward month", expression: "*-*~01 09:00",
+        zone: "Europe/Berlin", after: "2026-01-31T09:00:00+01:00",
+        expected: ["2026-02-28T09:00:00+01:00", "2026-03-31T09:00:00+02:00", "2026-04-30T09:00:00+02:00", "2026-05-31T09:00:00+02:00"]),
+    .init(
+        name: "the last three days of each month, leap February included", expression: "*-*~03/1 18:00", zone: "UTC",
+        after: "2028-02-01T00:00:00Z",
+        expected: ["2028-02-27T18:00:00+00:00", "2028-02-28T18:00:00+00:00", "2028-02-29T18:00:00+00:00", "2028-03-29T18:00:00+00:00"]),
+    .init(
+        name: "the last Monday of May", expression: "Mon *-05~07/1 07:00", zone: "UTC", after: "2026-01-01T00:00:00Z",
+        expected: ["2026-05-25T07:00:00+00:00", "2027-05-31T07:00:00+00:00", "2028-05-29T07:00:00+00:00"]),
+    .init(
+        name: "the last Sunday of March at 02:30 in Berlin is in the gap: 03:30 CEST", expression: "Sun *-03~07/1 02:30",
+        zone: "Europe/Berlin", after: "2026-01-01T00:00:00Z", expected: ["2026-03-29T03:30:00+02:00", "2027-03-28T03:30:00+02:00"]),
+    .init(
+        name: "the last Sunday of October at 02:30 in Berlin rings at the first 02:30", expression: "Sun *-10~07/1 02:30",
+        zone: "Europe/Berlin", after: "2026-01-01T00:00:00Z", expected: ["2026-10-25T02:30:00+02:00", "2027-10-31T02:30:00+02:00"]),
+    .init(
+        name: "the 29th to 31st skip February", expression: "*-*-29,30,31 08:00", zone: "UTC", after: "2027-01-31T09:00:00Z",
+        expected: ["2027-03-29T08:00:00+00:00", "2027-03-30T08:00:00+00:00", "2027-03-31T08:00:00+00:00", "2027-04-29T08:00:00+00:00"]),
+    // Santiago springs forward at midnight: 2026-09-06 00:00 does not exist.
+    .init(
+        name: "daily (midnight) in Santiago on its spring-forward day rings at 01:00", expression: "daily",
+        zone: "America/Santiago", after: "2026-09-04T12:00:00-04:00",
+        expected: ["2026-09-05T00:00:00-04:00", "2026-09-06T01:00:00-03:00", "2026-09-07T00:00:00-03:00"]),
+    .init(
+        name: "a date without a time is midnight, shifted out of Santiago's gap", expression: "2026-09-06",
+        zone: "America/Santiago", after: "2026-01-01T00:00:00Z", expected: ["2026-09-06T01:00:00-03:00"]),
+    .init(
+        name: "hourly across New York's fall-back: the repeated 01:00 rings once", expression: "hourly",
+        zone: "America/New_York", after: "2026-11-01T00:30:00-04:00",
+        expected: ["2026-11-01T01:00:00-04:00", "2026-11-01T02:00:00-05:00", "2026-11-01T03:00:00-05:00"]),
+    .init(
+        name: "hourly across New York's spring-forward: 02:00 is gone, 03:00 rings once", expression: "hourly",
+        zone: "America/New_York", after: "2026-03-08T00:30:00-05:00",
+        expected: ["2026-03-08T01:00:00-05:00", "2026-03-08T03:00:00-04:00", "2026-03-08T04:00:00-04:00"]),
+    .init(
+        name: "minutely", expression: "minutely", zone: "UTC", after: "2026-11-20T00:00:30Z",
+        expected: ["2026-11-20T00:01:00+00:00", "2026-11-20T00:02:00+00:00"]),
+    .init(
+        name: "weekly is Monday midnight", expression: "weekly", zone: "UTC", after: "2026-11-20T00:00:00Z",
+        expected: ["2026-11-23T00:00:00+00:00", "2026-11-30T00:00:00+00:00"]),
+    .init(
+        name: "monthly is the first at midnight", expression: "monthly", zone: "UTC", after: "2026-11-20T00:00:00Z",
+        expected: ["2026-12-01T00:00:00+00:00", "2027-01-01T00:00:00+00:00"]),
+    .init(
+        name: "quarterly", expression: "quarterly", zone: "UTC", after: "2026-11-20T00:00:00Z",
+        expected: ["2027-01-01T00:00:00+00:00", "2027-04-01T00:00:00+00:00", "2027-07-01T00:00:00+00:00"]),
+    .init(
+        name: "semiannually", expression: "semiannually", zone: "UTC", after: "2026-11-20T00:00:00Z",
+        expected: ["2027-01-01T00:00:00+00:00", "2027-07-01T00:00:00+00:00"]),
+    .init(
+        name: "yearly, pinned to Tokyo", expression: "yearly Asia/Tokyo", zone: "UTC", after: "2026-11-20T00:00:00Z",
+        expected: ["2027-01-01T00:00:00+09:00", "2028-01-01T00:00:00+09:00"]),
+    .init(
+        name: "two-digit years are 2000..2069", expression: "27-01-01 06:00", zone: "UTC", after: "2026-11-20T00:00:00Z",
+        expected: ["2027-01-01T06:00:00+00:00"]),
+    // systemd 252 skips 02:00 and 13:00 of 1 January here (it carries hour 38 into the new year).
+    .init(
+        name: "a repetition past the day's end on New Year's Eve: 1 January starts afresh", expression: "2/18,13:00",
+        zone: "Etc/GMT+5", after: "2025-12-31T19:00:00-05:00",
+        expected: ["2025-12-31T20:00:00-05:00", "2026-01-01T02:00:00-05:00", "2026-01-01T13:00:00-05:00", "2026-01-01T20:00:00-05:00"]),
+    .init(
+        name: "a repetition with a range", expression: "*-*-* 2..7/2:00", zone: "UTC", after: "2026-11-20T00:00:00Z",
+        expected: ["2026-11-20T02:00:00+00:00", "2026-11-20T04:00:00+00:00", "2026-11-20T06:00:00+00:00", "2026-11-21T02:00:00+00:00"]),
+]
+
 @Suite("Schedule: DST gaps and overlaps in many zones")
 struct DSTScheduleTests {
     @Test(arguments: dstCases)
@@ -188,6 +269,20 @@ struct CalendarScheduleTests {
     @Test(arguments: calendarCases)
     func rings(_ c: ScheduleCase) throws {
         #expect(try AlarmCoreTests.rings(c) == c.expected)
+    }
+
+    @Test(arguments: systemdFormCases)
+    func systemdForms(_ c: ScheduleCase) throws {
+        #expect(try AlarmCoreTests.rings(c) == c.expected)
+    }
+
+    @Test("a fully dated expression is single, also counted from the month's end")
+    func single() throws {
+        #expect(try CalendarExpression("2026-02~01 07:00").isSingleOccurrence)
+        #expect(try CalendarExpression("2026-12-24").isSingleOccurrence)
+        #expect(try !CalendarExpression("2026-12-24 07:00:*").isSingleOccurrence)
+        #expect(try !CalendarExpression("2026-12-24..25 07:00").isSingleOccurrence)
+        #expect(try !CalendarExpression("2026..2027-12-24 07:00").isSingleOccurrence)
     }
 
     @Test("a fully dated alarm has no ring after its one")

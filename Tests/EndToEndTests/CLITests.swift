@@ -47,6 +47,26 @@ struct CLITests {
         #expect(try e.run("list").stdout.contains("work"))
     }
 
+    @Test("systemd's forms (issue #12): list shows and stores systemd's normalized form")
+    func systemdForms() throws {
+        let e = try Env()
+        for (expr, id) in [("*-*~01 09:00", "month-end"), ("Mon *-05~07/1 07:00", "last-monday"), ("monthly", "rent"), ("2027-12-24", "eve")] {
+            let r = try e.run("add", expr, "--id", id)
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let byID = Dictionary(uniqueKeysWithValues: try e.list().map { ($0["id"] as! String, $0) })
+        #expect(byID["month-end"]?["expression"] as? String == "*-*~01 09:00:00")
+        #expect(byID["last-monday"]?["expression"] as? String == "Mon *-05~07/1 07:00:00")
+        #expect(byID["rent"]?["expression"] as? String == "*-*-01 00:00:00")
+        #expect(byID["eve"]?["expression"] as? String == "2027-12-24 00:00:00")
+        #expect((byID["month-end"]?["next"] as? String)?.contains("T09:00:00") == true)
+        let table = try e.run("list").stdout
+        #expect(table.contains("*-*~01 09:00:00") && table.contains("Mon *-05~07/1 07:00:00"), "\(table)")
+        // What systemd refuses is refused, saying why.
+        let bad = try e.run("add", "20/4:00")
+        #expect(bad.status != 0 && bad.stderr.contains("never repeats"), "\(bad.stderr)")
+    }
+
     @Test("adding an existing id replaces it; ids are generated when not given")
     func replace() throws {
         let e = try Env()

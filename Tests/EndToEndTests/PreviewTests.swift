@@ -34,6 +34,16 @@ struct PreviewTests {
         #expect(array == ["2026-12-25T08:00:00+00:00", "2027-12-25T08:00:00+00:00"])
     }
 
+    @Test("--verbose first prints systemd's normalized form; the last day of each month")
+    func verbose() throws {
+        let r = try Binaries.run(
+            "alarm", ["preview", "--verbose", "*-*~1 9:00", "--after", "2028-01-31T10:00:00Z", "--count", "2", "--zone", "UTC"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.lines == ["normal form: *-*~01 09:00:00", "2028-02-29T09:00:00+00:00", "2028-03-31T09:00:00+00:00"])
+        let shortcut = try Binaries.run("alarm", ["preview", "--verbose", "weekly", "Europe/Berlin", "--after", "2026-11-20T00:00:00Z", "--count", "1"])
+        #expect(shortcut.lines == ["normal form: Mon *-*-* 00:00:00 Europe/Berlin", "2026-11-23T00:00:00+01:00"])
+    }
+
     @Test("bad input: a clear error on stderr and a non-zero exit", arguments: [
         (["preview", "*-02-30 07:00"], "February has no day 30"),
         (["preview", "07:00", "--zone", "Mars/Olympus"], "unknown time zone 'Mars/Olympus'"),
@@ -41,6 +51,9 @@ struct PreviewTests {
         (["preview", "25:00"], "hour 25 is out of range"),
         (["preview", "07:00", "--after", "yesterday"], "not an RFC 3339 timestamp"),
         (["preview", "2020-01-01 07:00"], "never rings after"),
+        (["preview", "00:00/60"], "step 60"),
+        (["preview", "1,*:00"], "'*' cannot be part of a list"),
+        (["preview", "00:00:01.5"], "fractional seconds"),
     ])
     func refusals(args: [String], message: String) throws {
         let r = try Binaries.run("alarm", args)
