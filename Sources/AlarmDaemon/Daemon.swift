@@ -94,7 +94,7 @@ public final class Daemon {
         let log = logger
         player = AlarmPlayer(device: config.device, log: { line in log.warning("\(line)") }, environment: environment)
         volumeFloor = VolumeFloor(stateDir: config.stateDir, floor: config.mixerFloor, control: config.mixerControl, logger: logger)
-        eventLog = EventLog(runtimeDir: config.runtimeDir)
+        eventLog = EventLog(path: config.eventsPath)
 
         loop = try EventLoop()
         timer = try TimerFD()

@@ -31,8 +31,9 @@ public final class EventLog {
     /// for everyone.
     static let permissions: UInt32 = 0o640
 
-    public init(runtimeDir: String, maxBytes: Int = 1 << 20) {
-        path = runtimeDir + "/events.jsonl"
+    /// `path`: `Configuration.eventsPath`.
+    public init(path: String, maxBytes: Int = 1 << 20) {
+        self.path = path
         self.maxBytes = max(maxBytes, 4096)
         lastSeq = Self.lastSeq(in: path) ?? Self.lastSeq(in: path + ".1") ?? 0
     }
