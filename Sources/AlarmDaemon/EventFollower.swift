@@ -35,6 +35,8 @@ public final class EventFollower {
     private var offset = 0
     /// The start of a line not yet ended by its newline.
     private var partial: [UInt8] = []
+    /// The seq of the last line read (or skipped at the start); 0 when there was no log at the
+    /// start, so that a log that appears is read whole, `events.jsonl.1` included.
     private var lastSeq: Int?
     private var directoryWatched = false
     /// Lines found while starting, handed out by the first `read()`.
@@ -50,9 +52,11 @@ public final class EventFollower {
         inotify = try Inotify()
         // 1. Open first and take the end as it is now...
         current = try ReadingFile(path: path)
+        lastSeq = 0
         if let file = current {
             let size = try file.size()
             offset = try Self.lastLineEnd(file, size: size)
+            lastSeq = try Self.lastSeq(in: file, before: offset)
             switch start {
             case .end: break
             case .last(let n): pending = try lastLines(n, of: file)
@@ -122,13 +126,13 @@ public final class EventFollower {
             guard let fresh = try ReadingFile(path: path) else { return out }
             current = fresh
             offset = 0
+            let previous = lastSeq
             let lines = try readToEnd(fresh)
-            if let last = lastSeq, let first = lines.first?.seq, first > last + 1 {
+            if let last = previous, let first = lines.lazy.compactMap(\.seq).first, first > last + 1 {
                 // Fell behind by more than one rotation: the lines between are in `.1`.
                 out += try Self.lines(of: path + ".1").filter { ($0.seq ?? 0) > last && ($0.seq ?? 0) < first }
             }
             out += lines
-            if let seq = lines.last?.seq { lastSeq = seq }
         }
     }
 
@@ -173,6 +177,13 @@ public final class EventFollower {
             end = start
         }
         return 0
+    }
+
+    /// The seq of the last whole line with one before `end`, nil when there is none.
+    static func lastSeq(in file: ReadingFile, before end: Int) throws -> Int? {
+        let start = max(0, end - 64 * 1024)
+        let lines = try file.read(at: start, count: end - start).split(separator: UInt8(ascii: "\n"))
+        return lines.reversed().lazy.compactMap { EventLine(Array($0)).seq }.first
     }
 
     static func lines(in file: ReadingFile, upTo end: Int) throws -> [EventLine] {
