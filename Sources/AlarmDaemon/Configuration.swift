@@ -179,10 +179,7 @@ public struct Configuration: Equatable, Sendable {
                 preflight = value == "0" ? 0 : try duration()
             case "fallback_command": fallbackCommand = value
             case "hooks_dir": hooksDir = value
-            case "hook_timeout":
-                let t = try duration()
-                guard t > 0 else { throw fail("hook_timeout must be longer than 0") }
-                hookTimeout = t
+            case "hook_timeout": hookTimeout = try duration()
             default:
                 throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout)")
             }
