@@ -18,10 +18,17 @@ extension Daemon {
     ) {
         let after = engine.state.ring
         let started = startedSound
+        // Labels: the list now, before, and the one the event brought (at start, a `--once`
+        // alarm missed while alarmd was down is in none of the engine's lists).
+        var given: [Alarm] = []
+        switch kind {
+        case .start(let list, _), .alarmsChanged(let list): given = list
+        default: break
+        }
         var events = eventTracker.events(
             for: kind, actions: actions, before: before, after: after, now: now, zone: zone, zoneBefore: zoneBefore,
             label: { [engine] id in
-                (engine.alarms.first { $0.id == id } ?? alarmsBefore.first { $0.id == id })?.label
+                (engine.alarms.first { $0.id == id } ?? alarmsBefore.first { $0.id == id } ?? given.first { $0.id == id })?.label
             },
             sound: { _ in started })
         if case .zoneChanged = kind, let reason = zoneChangeReason {
