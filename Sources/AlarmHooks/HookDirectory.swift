@@ -33,14 +33,16 @@ public struct HookDirectory {
         return true
     }
 
-    /// The environment of a hook: the runner's own, with the event's variables.
+    /// The environment of a hook: the runner's own (without systemd's `NOTIFY_SOCKET` and the
+    /// like), with the event's variables.
     ///
     /// `ALARM_EVENT` (the event's name), `ALARM_ID` (the alarm's id), `ALARM_LABEL`,
     /// `ALARM_SCHEDULED` (RFC 3339), and also `ALARM_AT`, `ALARM_SOUND`, `ALARM_SEQ`; a value that
     /// does not apply is the empty string. `ALARM_RUNTIME_DIR` names alarmd's runtime directory
     /// (status.json, the FIFO), `PATH` is set when the runner has none.
     public static func environment(for event: AlarmEvent, seq: Int?, base: [String: String], runtimeDir: String) -> [String: String] {
-        var env = base
+        // Not systemd's notification or socket-activation variables: they are the runner's.
+        var env = base.filter { !["NOTIFY_SOCKET", "WATCHDOG_PID", "WATCHDOG_USEC", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"].contains($0.key) }
         if env["PATH"] == nil { env["PATH"] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" }
         func time(_ d: Date?) -> String { d.map { RFC3339.format($0, in: event.timeZone, milliseconds: true) } ?? "" }
         env["ALARM_EVENT"] = event.event

@@ -30,8 +30,9 @@ struct HookDirectoryTests {
         let e = AlarmEvent(
             "ringing", at: Date(timeIntervalSince1970: 1_800_000_000.5), alarm: "wake", label: "Work", scheduled: Date(timeIntervalSince1970: 1_800_000_000),
             sound: "birds.wav", timeZone: Zone(secondsFromGMT: 3600))
-        let env = HookDirectory.environment(for: e, seq: 12, base: ["HOME": "/var/lib/alarm", "ALARM_ID": "stale"], runtimeDir: "/run/alarm")
+        let env = HookDirectory.environment(for: e, seq: 12, base: ["HOME": "/var/lib/alarm", "ALARM_ID": "stale", "NOTIFY_SOCKET": "/run/systemd/notify"], runtimeDir: "/run/alarm")
         #expect(env["HOME"] == "/var/lib/alarm")
+        #expect(env["NOTIFY_SOCKET"] == nil, "systemd's socket is the runner's, not the hook's")
         #expect(env["PATH"] != nil)
         #expect(env["ALARM_EVENT"] == "ringing")
         #expect(env["ALARM_ID"] == "wake")
