@@ -7,7 +7,9 @@ let package = Package(
     products: [
         .executable(name: "alarm", targets: ["alarm"]),
         .executable(name: "alarmd", targets: ["alarmd"]),
-        // What the package ships: alarm and alarmd in one binary, chosen by the name it is run as.
+        .executable(name: "alarm-hooks", targets: ["alarm-hooks"]),
+        // What the package ships: alarm, alarmd and alarm-hooks in one binary, chosen by the name
+        // it is run as.
         .executable(name: "alarm-multicall", targets: ["AlarmMultiCall"]),
         .executable(name: "alarm-bench", targets: ["AlarmBench"]),
     ],
@@ -55,20 +57,30 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // The hooks runner (issue #13): a service of its own, never inside alarmd.
+        .target(
+            name: "AlarmHooks",
+            dependencies: [
+                "AlarmCore", "AlarmDaemon", "AlarmOptions", "AlarmSystem",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
         // Executables: wiring only.
         .executableTarget(name: "alarm", dependencies: ["AlarmCLI"]),
         .executableTarget(name: "alarmd", dependencies: ["AlarmdCommand"]),
-        .executableTarget(name: "AlarmMultiCall", dependencies: ["AlarmCLI", "AlarmdCommand"]),
+        .executableTarget(name: "alarm-hooks", dependencies: ["AlarmHooks"]),
+        .executableTarget(name: "AlarmMultiCall", dependencies: ["AlarmCLI", "AlarmdCommand", "AlarmHooks"]),
         .executableTarget(name: "AlarmBench", dependencies: ["AlarmCore", "AlarmAudio", "AlarmDaemon"]),
 
         .testTarget(name: "AlarmCoreTests", dependencies: ["AlarmCore"]),
         .testTarget(name: "AlarmAudioTests", dependencies: ["AlarmAudio", "AlarmTestSupport"]),
         .testTarget(name: "AlarmSystemTests", dependencies: ["AlarmSystem"]),
-        .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon"]),
+        .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmHooks"]),
         // Real-audio harness shared by the test targets: a PulseAudio null sink and its recorder.
         .target(name: "AlarmTestSupport", path: "Tests/AlarmTestSupport"),
         // Runs the built binaries as processes.
-        .testTarget(name: "EndToEndTests", dependencies: ["alarm", "alarmd", "AlarmTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["alarm", "alarmd", "alarm-hooks", "AlarmTestSupport"]),
         // Crash safety, FIFO abuse and sound-file fuzzing against the built binaries and the decoder.
         .testTarget(name: "ReliabilityTests", dependencies: ["AlarmCore", "AlarmAudio", "AlarmSystem", "AlarmDaemon", "AlarmTestSupport", "alarm", "alarmd"]),
     ]

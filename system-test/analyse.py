@@ -244,8 +244,15 @@ def check_full(a):
         a.starts_in_its_second(1, "due-ro", "read-only")
 
 
+def check_hooks(a):
+    # A hook runs at the ring, in its own service: the ring is not a moment late for it.
+    if a.count(1):
+        a.tone()
+        a.starts_in_its_second(0, "due", "with a hook")
+
+
 AUDIO = {"ring": check_ring, "zone": check_zone, "clock": check_clock, "reboot": check_reboot,
-         "crash": check_crash, "card": check_card, "full": check_full}
+         "crash": check_crash, "card": check_card, "full": check_full, "hooks": check_hooks}
 
 
 def main():

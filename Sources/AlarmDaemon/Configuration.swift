@@ -43,6 +43,11 @@ public struct Configuration: Equatable, Sendable {
     /// for index 1); nil: the card's first playback volume control (Master, PCM, Speaker, …).
     public var mixerControl: String? = nil
 
+    /// The executables `alarm-hooks` runs for each event (config `hooks_dir`, `ALARM_HOOKS_DIR`).
+    public var hooksDir = "/etc/alarm/hooks.d"
+    /// How long one hook may run before it is killed (config `hook_timeout`).
+    public var hookTimeout: TimeInterval = 10
+
     public static let defaultConfigPath = "/etc/alarm/alarm.conf"
 
     public init() {}
@@ -50,6 +55,8 @@ public struct Configuration: Equatable, Sendable {
     public var alarmsPath: String { stateDir + "/alarms.json" }
     public var fifoPath: String { runtimeDir + "/control" }
     public var statusPath: String { runtimeDir + "/status.json" }
+    /// What alarmd did, one JSON object per line, for `alarm watch` and hooks (`EventLog`).
+    public var eventsPath: String { runtimeDir + "/events.jsonl" }
     /// Held (flock) by the running alarmd: one daemon per runtime directory, and the sign that
     /// one runs for a user who may not write the FIFO (`alarm status`).
     public var daemonLockPath: String { runtimeDir + "/alarmd.lock" }
@@ -97,6 +104,7 @@ public struct Configuration: Equatable, Sendable {
         if let v = pick(flags.runtimeDir, "ALARM_RUNTIME_DIR") { c.runtimeDir = v }
         if let v = pick(flags.soundsDir, "ALARM_SOUNDS_DIR") { c.soundsDirs = v.split(separator: ":").map(String.init) }
         if let v = pick(flags.device, "ALARM_DEVICE") { c.device = v }
+        if let v = pick(nil, "ALARM_HOOKS_DIR") { c.hooksDir = v }
         if let v = pick(flags.localtime, "ALARM_LOCALTIME") {
             c.localtimePath = v
             c.localtimeIsExplicit = true
@@ -124,7 +132,7 @@ public struct Configuration: Equatable, Sendable {
 
     /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, fade_in,
     /// grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight,
-    /// fallback_command, mixer_floor, mixer_control.
+    /// fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout.
     mutating func apply(file path: String) throws {
         // Plain open and read: /dev/null (no config) works too.
         guard let bytes = try? AtomicFile.read(path) else {
@@ -170,8 +178,10 @@ public struct Configuration: Equatable, Sendable {
             case "preflight":
                 preflight = value == "0" ? 0 : try duration()
             case "fallback_command": fallbackCommand = value
+            case "hooks_dir": hooksDir = value
+            case "hook_timeout": hookTimeout = try duration()
             default:
-                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control)")
+                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout)")
             }
         }
     }

@@ -79,15 +79,17 @@ extension Daemon {
         schedulePreflight(now: now)
     }
 
-    /// Logs the problems that are new, says when all are gone, and rewrites status.json when
-    /// the list changed.
+    /// Logs the problems that are new (and writes a `preflight-warning` event for each), says
+    /// when all are gone, and rewrites status.json when the list changed.
     private func setPreflightWarnings(_ problems: [String], for ring: EngineStatus.Next?) {
         guard problems != preflight.warnings else { return }
         if let ring {
             let when = RFC3339.format(ring.at, in: zone)
-            for p in problems where !preflight.warnings.contains(p) {
+            let fresh = problems.filter { !preflight.warnings.contains($0) }
+            for p in fresh {
                 logger.warning("pre-flight for '\(ring.id)' at \(when): \(p)")
             }
+            recordPreflightWarnings(fresh, for: ring)
             if problems.isEmpty { logger.notice("pre-flight for '\(ring.id)' at \(when): all checks pass now") }
         }
         preflight.warnings = problems

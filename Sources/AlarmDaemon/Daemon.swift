@@ -59,6 +59,13 @@ public final class Daemon {
     var preflight = PreflightState()
     /// fallback_command processes still running, by pid (Daemon+Fallback.swift).
     var fallbackChildren: [Int32: FallbackChild] = [:]
+    /// What alarmd did, for `alarm watch` and hooks (Daemon+Events.swift).
+    let eventLog: EventLog
+    var eventTracker = EventTracker()
+    /// The sound the last `startRinging` started (`default`: the default tone), for its event.
+    var startedSound: String?
+    /// Why the zone changes, for the `zone-changed` event of the next `.zoneChanged`.
+    var zoneChangeReason: String?
 
     /// Sets everything up; throws with a message a user can act on (a directory that cannot be
     /// created, a FIFO path taken by something else, another alarmd running).
@@ -87,6 +94,7 @@ public final class Daemon {
         let log = logger
         player = AlarmPlayer(device: config.device, log: { line in log.warning("\(line)") }, environment: environment)
         volumeFloor = VolumeFloor(stateDir: config.stateDir, floor: config.mixerFloor, control: config.mixerControl, logger: logger)
+        eventLog = EventLog(path: config.eventsPath)
 
         loop = try EventLoop()
         timer = try TimerFD()
@@ -146,6 +154,7 @@ public final class Daemon {
     private func pinnedZoneFileChanged(_ names: Set<String>) {
         Zones.database.invalidate()
         logger.notice("the rules of \(names.sorted().joined(separator: ", ")) changed (tzdata updated): recomputing")
+        zoneChangeReason = "the rules of \(names.sorted().joined(separator: ", ")) changed (tzdata updated)"
         handle(.zoneChanged)
     }
 
@@ -287,6 +296,7 @@ public final class Daemon {
         guard newZone != zone else { return }
         if newZone.identifier == zone.identifier {
             logger.notice("the rules of the system zone \(zone.identifier) changed (zone file or tzdata updated)")
+            zoneChangeReason = "the rules of \(zone.identifier) changed (zone file or tzdata updated)"
         } else {
             logger.notice("the system zone changed from \(zone.identifier) to \(newZone.identifier)")
         }
@@ -366,7 +376,12 @@ public final class Daemon {
     // MARK: the engine
 
     func handle(_ kind: EngineEvent.Kind, now: Date = Date()) {
-        perform(engine.handle(kind, now: now, zone: zone))
+        let before = engine.state.ring, alarmsBefore = engine.alarms, zoneBefore = engine.zone
+        startedSound = nil
+        let actions = engine.handle(kind, now: now, zone: zone)
+        perform(actions)
+        // After the actions: the sound has started, status.json is written.
+        recordEvents(kind, actions: actions, before: before, alarmsBefore: alarmsBefore, zoneBefore: zoneBefore, now: now)
         planPreroll()
         schedulePreflight()
     }
@@ -428,6 +443,7 @@ public final class Daemon {
         if let reason { logger.warning("\(request.alarm ?? "ring"): \(reason); playing the default tone") }
         let relay = PlaybackRelay(inbox: inbox, wake: wake, sound: choice.name, reason: reason)
         relay.attach(generation: ringGeneration)
+        startedSound = choice.name ?? "default"
         logger.notice("ringing \(request.alarm ?? "(ring now)") with \(choice.name ?? "the default tone")\(request.late ? " (late)" : "")")
         player.start(
             choice.clip, loudness: Loudness(volumePercent: Double(request.volume), fadeIn: request.fadeIn),

@@ -141,6 +141,7 @@ extension Daemon {
         ringGeneration += 1
         relay.attach(generation: ringGeneration)
         pre.go()
+        startedSound = relay.sound ?? "default"
         if let problem = p.problem { logger.warning("\(request.alarm ?? "ring"): \(problem); playing the default tone") }
         logger.notice("ringing \(request.alarm ?? "(ring now)") with \(relay.sound ?? "the default tone") (pre-rolled)\(request.late ? " (late)" : "")")
         return true

@@ -53,6 +53,14 @@ extension Accounts {
         return nil
     }
 
+    /// The name of the group of the file at `path`, or nil.
+    /// The corresponding C function is `stat`.
+    public static func groupName(ofFile path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return groupName(id: UInt32(info.st_gid))
+    }
+
     /// The name of the user running this process (for messages), or its uid as text.
     /// The corresponding C function is `getpwuid_r`.
     public static func currentUserName() -> String {

@@ -252,13 +252,7 @@ public final class ControlFIFO {
         }
     }
 
-    /// The name of the group of the file at `path`, or nil.
-    /// The corresponding C function is `stat`.
-    private static func groupName(of path: String) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Accounts.groupName(id: UInt32(info.st_gid))
-    }
+    private static func groupName(of path: String) -> String? { Accounts.groupName(ofFile: path) }
 
     static func kindName(_ mode: mode_t) -> String {
         switch mode & S_IFMT {

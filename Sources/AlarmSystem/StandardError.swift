@@ -18,3 +18,24 @@ public enum StandardError {
         }
     }
 }
+
+/// Lines on standard output, each with one `write(2)` and no buffering: a program that follows
+/// something (`alarm watch`) must hand each line on as it comes, also into a pipe.
+public enum StandardOutput {
+    /// Writes `line` and a newline; false when standard output is gone (EPIPE: the reader left,
+    /// with SIGPIPE ignored) or broken.
+    ///
+    /// The corresponding C function is `write`.
+    @discardableResult
+    public static func write(_ line: String) -> Bool {
+        let bytes = Array((line + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
+}

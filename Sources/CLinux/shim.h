@@ -43,3 +43,6 @@ static inline int clinux_pidfd_open(pid_t pid) {
     return -1;
 #endif
 }
+// pipe2(2) and F_SETPIPE_SZ need _GNU_SOURCE, which this module's headers are not built with.
+static inline int clinux_pipe2(int fds[2], int flags) { return (int)syscall(SYS_pipe2, fds, flags); }
+static inline int clinux_set_pipe_size(int fd, int size) { return fcntl(fd, 1031 /* F_SETPIPE_SZ */, size); }

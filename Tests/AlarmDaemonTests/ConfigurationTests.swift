@@ -94,6 +94,21 @@ struct ConfigurationTests {
             #expect { try Configuration.resolve(environment: ["ALARM_CONFIG": path]) } throws: { "\($0)".contains(fragment) }
         }
     }
+
+    @Test("issue #13 keys: hooks_dir (ALARM_HOOKS_DIR beats it), hook_timeout (10 s by default, a duration); the event log's path")
+    func hookKeys() throws {
+        let defaults = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("")])
+        #expect(defaults.hooksDir == "/etc/alarm/hooks.d" && defaults.hookTimeout == 10)
+        #expect(defaults.eventsPath == "/run/alarm/events.jsonl")
+        let file = try tempFile("hooks_dir = /srv/hooks\nhook_timeout = 1m30s\n")
+        let c = try Configuration.resolve(environment: ["ALARM_CONFIG": file])
+        #expect(c.hooksDir == "/srv/hooks" && c.hookTimeout == 90)
+        #expect(try Configuration.resolve(environment: ["ALARM_CONFIG": file, "ALARM_HOOKS_DIR": "/tmp/h"]).hooksDir == "/tmp/h")
+        for (text, fragment) in [("hook_timeout = 0s", "hook_timeout: invalid duration '0s'"), ("hook_timeout = soon", "hook_timeout: invalid duration")] {
+            let path = try tempFile(text)
+            #expect { try Configuration.resolve(environment: ["ALARM_CONFIG": path]) } throws: { "\($0)".contains(fragment) }
+        }
+    }
 }
 
 @Suite("AlarmStore and a state directory that does not exist yet")

@@ -63,6 +63,53 @@ struct ChildProcessTests {
         #expect(ExitStatus.exited(0).description == "exited with status 0")
     }
 
+    @Test("a program with bytes on stdin (more than a pipe holds by default, without blocking us), in its own process group")
+    func stdinAndProcessGroup() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let script = dir.sub("hook")
+        try "#!/bin/sh\ncat > \"$1\"\nps -o pgid= -p $$ | tr -d ' ' > \"$1.pgid\"\n".write(toFile: script, atomically: true, encoding: .utf8)
+        #expect(!ChildProcess.isRunnable(script), "not executable yet")
+        chmod(script, 0o755)
+        #expect(ChildProcess.isRunnable(script))
+        #expect(!ChildProcess.isRunnable(dir.path), "a directory is not a program")
+        let input = Array(("{\"event\":\"ringing\"}" + String(repeating: "x", count: 100_000) + "\n").utf8)
+        let child = try ChildProcess(
+            executable: script, arguments: [dir.sub("out")], environment: ["PATH": "/usr/bin:/bin"], standardInput: input,
+            ownProcessGroup: true)
+        #expect(try child.wait() == .exited(0))
+        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: dir.sub("out")))) == input)
+        let pgid = try String(contentsOfFile: dir.sub("out.pgid"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(pgid == "\(child.pid)", "the child leads its own group")
+    }
+
+    @Test("signal() reaches what the child started: a shell's sleep dies with it")
+    func killTheGroup() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let child = try ChildProcess(
+            executable: "/bin/sh", arguments: ["-c", "sleep 60 & echo $! > \(dir.sub("pid")); wait"], environment: ["PATH": "/usr/bin:/bin"],
+            ownProcessGroup: true)
+        var pid: Int32?
+        for _ in 0..<500 where pid == nil {
+            pid = (try? String(contentsOfFile: dir.sub("pid"), encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            usleep(10_000)
+        }
+        let sleeper = try #require(pid)
+        #expect(kill(sleeper, 0) == 0)
+        try child.signal(SIGKILL)
+        #expect(try child.wait() == .signaled(SIGKILL))
+        var gone = false
+        for _ in 0..<500 where !gone {
+            // A zombie until its parent (us, after the shell died: init) reaps it; its state says so.
+            let state = (try? String(contentsOfFile: "/proc/\(sleeper)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
+            gone = state == nil || state == "Z"
+            if !gone { usleep(10_000) }
+        }
+        #expect(gone, "the sleep the shell started still runs")
+        try child.signal(SIGKILL)  // reaped: nothing is sent
+    }
+
     @Test("a command that cannot run is the shell's exit status 127")
     func missingCommand() throws {
         let child = try ChildProcess(shellCommand: "/nonexistent/buzz 2>/dev/null", environment: [:])

@@ -28,13 +28,15 @@ CONFFILE=$SYSCONFDIR/alarm/alarm.conf
 MANIFEST=$DATADIR/installed-files
 
 # The files install writes (absolute paths without DESTDIR), except the config file, which is
-# only created when absent and only removed when unchanged or on --purge.
+# only created when absent and only removed when unchanged or on --purge. (The hooks directory
+# $SYSCONFDIR/alarm/hooks.d is made empty and removed when empty.)
 alarm_files() {
     local repo=$1 s
-    printf '%s\n' "$BINDIR/alarm" "$BINDIR/alarmd" "$LIBEXECDIR/alarm-button" \
-        "$UNITDIR/alarmd.service" "$UNITDIR/alarm-button.service" "$USERUNITDIR/alarmd.service" \
+    printf '%s\n' "$BINDIR/alarm" "$BINDIR/alarmd" "$BINDIR/alarm-hooks" "$LIBEXECDIR/alarm-button" "$LIBEXECDIR/alarm-mqtt" \
+        "$UNITDIR/alarmd.service" "$UNITDIR/alarm-button.service" "$UNITDIR/alarm-hooks.service" \
+        "$UNITDIR/alarm-mqtt.service" "$USERUNITDIR/alarmd.service" \
         "$SYSUSERSDIR/alarm.conf" \
-        "$DOCDIR/README.md" "$DOCDIR/raspberry-pi.md" "$DOCDIR/alarm.conf.example" \
+        "$DOCDIR/README.md" "$DOCDIR/raspberry-pi.md" "$DOCDIR/alarm.conf.example" "$DOCDIR/mqtt.conf.example" \
         "$BASHCOMPDIR/alarm" "$ZSHCOMPDIR/_alarm" "$FISHCOMPDIR/alarm.fish"
     for s in "$repo"/Sounds/*; do
         [ -f "$s" ] && printf '%s\n' "$SOUNDSDIR/${s##*/}"
@@ -44,12 +46,12 @@ alarm_files() {
 
 # Directories that belong to alarm alone: removed by uninstall once empty.
 alarm_dirs() {
-    printf '%s\n' "$SOUNDSDIR" "$DATADIR" "$LIBEXECDIR" "$DOCDIR" "$SYSCONFDIR/alarm"
+    printf '%s\n' "$SOUNDSDIR" "$DATADIR" "$LIBEXECDIR" "$DOCDIR" "$SYSCONFDIR/alarm/hooks.d" "$SYSCONFDIR/alarm"
 }
 
 # Units, scripts and the config example name /usr paths; rewrites them for another PREFIX.
 alarm_subst() {
-    sed -e "s|/usr/bin/alarmd|$BINDIR/alarmd|g" -e "s|/usr/lib/alarm/|$LIBEXECDIR/|g" \
+    sed -e "s|/usr/bin/alarmd|$BINDIR/alarmd|g" -e "s|/usr/bin/alarm-hooks|$BINDIR/alarm-hooks|g" -e "s|/usr/lib/alarm/|$LIBEXECDIR/|g" \
         -e "s|/usr/share/doc/alarm/|$DOCDIR/|g" -e "s|/usr/share/alarm/sounds|$SOUNDSDIR|g" "$1"
 }
 

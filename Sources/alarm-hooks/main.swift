@@ -1,0 +1,3 @@
+import AlarmHooks
+
+AlarmHooksCommand.main()
