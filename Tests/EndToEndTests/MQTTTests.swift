@@ -103,8 +103,14 @@ struct MQTTTests {
         defer { broker.stop() }
         let sub = try Subscriber(broker, dir: h.root)
         defer { sub.stop() }
-        try broker.publish("probe", "hello")
-        #expect(h.wait(10) { sub.payloads("probe") == ["hello"] }, "the subscriber is not connected")
+        // mosquitto_sub subscribes some time after it starts: a probe published before that is
+        // lost (not retained), so publish until one arrives.
+        var connected = false
+        for _ in 0..<30 where !connected {
+            try broker.publish("probe", "hello")
+            connected = h.wait(0.5) { sub.payloads("probe").contains("hello") }
+        }
+        #expect(connected, "the subscriber is not connected")
 
         // The hook (a link into hooks.d, as the README says) and the service, on one config.
         let hooks = h.root + "/hooks.d"
