@@ -60,8 +60,8 @@ public enum AlarmListWriter {
             }
             out.append(contentsOf: ",\n".utf8)
         }
-        // Sorted: at, created, expression, fade_in, id, label, mode, next, once, ring, skip_next,
-        // snooze, sound, volume, zone.
+        // Sorted: at, created, every, expression, fade_in, from, id, label, mode, next, once,
+        // paused, paused_until, ring, skip_holidays, skip_next, snooze, sound, until, volume, zone.
         var expression: String? = nil
         switch a.trigger {
         case .instant(let t):
@@ -73,17 +73,23 @@ public enum AlarmListWriter {
             key("created")
             quotedDate(created, milliseconds: true)
         }
+        string("every", a.every?.description)
         if let expression { string("expression", expression) }
         try number("fade_in", a.fadeIn)
+        string("from", a.from?.description)
         string("id", a.id)
         string("label", a.label)
         string("mode", a.mode.rawValue)
         if hasNext { string("next", next ?? nil) }
         bool("once", a.once)
+        bool("paused", a.pause != nil)
+        string("paused_until", a.pausedUntilBound?.description)
         try number("ring", a.ring)
+        bool("skip_holidays", a.skipHolidays)
         bool("skip_next", a.skipNext)
         try number("snooze", a.snooze)
         string("sound", a.sound)
+        string("until", a.until?.description)
         key("volume")
         out.append(contentsOf: (a.volume.map { String($0) } ?? "null").utf8)
         out.append(contentsOf: ",\n".utf8)

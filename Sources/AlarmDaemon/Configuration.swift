@@ -42,6 +42,10 @@ public struct Configuration: Equatable, Sendable {
     /// The mixer control the floor applies to (config `mixer_control`: `Master`, or `Master,1`
     /// for index 1); nil: the card's first playback volume control (Master, PCM, Speaker, …).
     public var mixerControl: String? = nil
+    /// The holidays file (config `holidays`, issue #12): dates, ranges or an iCalendar file whose
+    /// days alarms added with `--skip-holidays` do not ring on. A relative path is read from the
+    /// config file's directory. Nil: no holidays.
+    public var holidays: String? = nil
 
     public static let defaultConfigPath = "/etc/alarm/alarm.conf"
 
@@ -124,7 +128,7 @@ public struct Configuration: Equatable, Sendable {
 
     /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, fade_in,
     /// grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight,
-    /// fallback_command, mixer_floor, mixer_control.
+    /// fallback_command, mixer_floor, mixer_control, holidays.
     mutating func apply(file path: String) throws {
         // Plain open and read: /dev/null (no config) works too.
         guard let bytes = try? AtomicFile.read(path) else {
@@ -170,8 +174,15 @@ public struct Configuration: Equatable, Sendable {
             case "preflight":
                 preflight = value == "0" ? 0 : try duration()
             case "fallback_command": fallbackCommand = value
+            case "holidays":
+                if value.hasPrefix("/") {
+                    holidays = value
+                } else {
+                    let dir = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+                    holidays = (dir.isEmpty ? (path.hasPrefix("/") ? "" : ".") : dir) + "/" + value
+                }
             default:
-                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control)")
+                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, holidays)")
             }
         }
     }

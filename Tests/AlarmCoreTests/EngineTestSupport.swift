@@ -84,8 +84,10 @@ struct Rig {
             case .stopAudio: playing = nil
             case .persistState(let s): persisted = s
             case .clearSkipNext(let a):
-                if let i = store.firstIndex(where: { $0.id == a.id && $0.trigger == a.trigger }) { store[i].skipNext = false }
-            case .removeAlarm(let a): store.removeAll { $0.id == a.id && $0.trigger == a.trigger }
+                if let i = store.firstIndex(where: { $0.id == a.id && $0.sameSchedule(as: a) }) { store[i].skipNext = false }
+            case .clearPause(let a):
+                if let i = store.firstIndex(where: { $0.id == a.id && $0.sameSchedule(as: a) && $0.pause == a.pause }) { store[i].pause = nil }
+            case .removeAlarm(let a): store.removeAll { $0.id == a.id && $0.sameSchedule(as: a) }
             case .recordHistory(let e): history.append(e)
             case .publishStatus(let s): status = s
             case .log(let l, let m): logs.append((l, m))
