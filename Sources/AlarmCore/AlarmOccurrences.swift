@@ -55,7 +55,8 @@ extension Alarm {
         case (.calendar(let e), nil):
             return Schedule.next(e, after: after, in: systemZone)
         case (.calendar(let e), let every?):
-            guard let cycle = every.cycle else { return nil }  // an exact interval needs an instant
+            // An exact interval needs an instant.
+            guard let cycle = every.cycle(namesWeekdays: e.weekdays.count < 7) else { return nil }
             let anchor = from?.day(in: tz) ?? 0
             var cursor = after
             // Each off day jumps to the start of the next "on" block: two searches at most, bar

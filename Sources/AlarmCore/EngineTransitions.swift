@@ -241,8 +241,10 @@ extension Engine {
                 fx.log(.info, "'\(a.id)' rings once: removed")
                 return
             }
-            if case .until? = a.pause, let end = a.pauseEnd(systemZone: zone), end <= now {
-                // The pause is over: the store forgets it (as `skip_next` is cleared).
+            if case .until? = a.pause, let last, let end = a.pauseEnd(systemZone: zone), last >= end {
+                // The pause is over, and an occurrence after it was handled: the store forgets
+                // it (as `skip_next` is cleared when its occurrence passes). Decided by the
+                // occurrences handled, so a visit of every alarm clears it at the same event.
                 a.pause = nil
                 fx.clearPause(original)
                 fx.log(.info, "'\(a.id)': the pause has ended")

@@ -53,11 +53,22 @@ public struct HolidayCalendar: Equatable, Sendable {
     /// line, optionally followed by a name; `#` starts a comment. Throws `HolidayFileError` with
     /// the line and the reason.
     public static func parse(_ text: String, fileName: String = "") throws(HolidayFileError) -> HolidayCalendar {
-        let start = text.drop { $0 == "\u{FEFF}" || $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
-        if fileName.lowercased().hasSuffix(".ics") || start.uppercased().hasPrefix("BEGIN:VCALENDAR") {
-            return try ICalendarHolidays.parse(text)
+        let lines = physicalLines(text)
+        let first = lines.first { !$0.trimmingBlanks().isEmpty }?.trimmingBlanks().uppercased() ?? ""
+        if fileName.lowercased().hasSuffix(".ics") || first.hasPrefix("BEGIN:VCALENDAR") {
+            return try ICalendarHolidays.parse(lines)
         }
-        return try PlainHolidays.parse(text)
+        return try PlainHolidays.parse(lines)
+    }
+
+    /// The lines of `text`, split at LF with a CR before it dropped, a byte-order mark at the
+    /// start too. (Split as bytes: to `String`, CR LF is one character, not a "\n".)
+    static func physicalLines(_ text: String) -> [String] {
+        var bytes = Array(text.utf8)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        return bytes.split(separator: 10, omittingEmptySubsequences: false).map { line in
+            String(decoding: line.last == 13 ? line.dropLast() : line, as: UTF8.self)
+        }
     }
 }
 
@@ -76,11 +87,10 @@ public struct HolidayFileError: Error, Equatable, CustomStringConvertible {
 
 /// The plain format: `2026-12-25 Christmas Day`, `2026-12-24..2027-01-06 school holidays`, `# ...`.
 enum PlainHolidays {
-    static func parse(_ text: String) throws(HolidayFileError) -> HolidayCalendar {
+    static func parse(_ lines: [String]) throws(HolidayFileError) -> HolidayCalendar {
         var calendar = HolidayCalendar()
-        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var line = Substring(raw)
-            if n == 0, line.first == "\u{FEFF}" { line = line.dropFirst() }
+        for (n, raw) in lines.enumerated() {
+            let line = Substring(raw)
             // `#` starts a comment at the start of a line or after a blank.
             var cut = line.endIndex
             var previous: Character = " "

@@ -18,11 +18,12 @@ enum ICalendarHolidays {
         var value: String
     }
 
-    static func parse(_ text: String) throws(HolidayFileError) -> HolidayCalendar {
-        let lines = try unfold(text)
-        guard let first = lines.first, first.name == "BEGIN", first.value.uppercased() == "VCALENDAR" else {
-            throw HolidayFileError(line: lines.first?.number ?? 1, "an iCalendar file starts with BEGIN:VCALENDAR")
+    static func parse(_ physical: [String]) throws(HolidayFileError) -> HolidayCalendar {
+        let firstLine = (physical.firstIndex { !$0.trimmingBlanks().isEmpty } ?? 0)
+        guard physical.indices.contains(firstLine), physical[firstLine].trimmingBlanks().uppercased() == "BEGIN:VCALENDAR" else {
+            throw HolidayFileError(line: firstLine + 1, "an iCalendar file starts with BEGIN:VCALENDAR")
         }
+        let lines = try unfold(physical)
         var calendar = HolidayCalendar()
         var stack: [(name: String, line: Int)] = []
         var event: [Line] = []
@@ -60,12 +61,9 @@ enum ICalendarHolidays {
 
     /// Content lines, unfolded (a line starting with a space or a tab continues the one before),
     /// each with the number of its first physical line.
-    static func unfold(_ text: String) throws(HolidayFileError) -> [Line] {
+    static func unfold(_ physical: [String]) throws(HolidayFileError) -> [Line] {
         var raw: [(Int, String)] = []
-        for (n, piece) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var s = Substring(piece)
-            if s.last == "\r" { s = s.dropLast() }
-            if n == 0, s.first == "\u{FEFF}" { s = s.dropFirst() }
+        for (n, s) in physical.enumerated() {
             if let c = s.first, c == " " || c == "\t", !raw.isEmpty {
                 raw[raw.count - 1].1 += s.dropFirst()
             } else if !s.isEmpty {

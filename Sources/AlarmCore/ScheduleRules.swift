@@ -4,11 +4,13 @@ import FoundationEssentials
 /// expression.
 ///
 /// - `days` and `weeks` count calendar days in the alarm's zone, so the wall clock holds across
-///   DST: they thin out the days of a calendar expression. Day `D` (its date in the alarm's zone)
-///   is on when `(D - A) mod (n * L) < L`, where `A` is the date of `from` and `L` is 1 for days
-///   and 7 for weeks: `--every 3d` is every third day, `--every 2w` the first week (seven days
-///   from `from`) of every two, so `Mon..Fri 06:30 --every 2w` rings Monday to Friday of every
-///   other week.
+///   DST: they thin out the days of a calendar expression, counted from the date of `from` (day
+///   0). `--every Nd`: the expression rings on days 0, N, 2N, … (`06:00 --every 3d`: every third
+///   day). `--every Nw`: on the weeks 0, N, 2N, …, a week being the seven days from day 0, 7, 14,
+///   …; in such a week the expression rings on the weekdays it names (`Mon 06:30 --every 2w`:
+///   every other Monday; `Mon..Fri 06:30 --every 2w`: Monday to Friday of every other week). An
+///   expression that names no weekdays (`06:00`) rings on the first day of those weeks: every
+///   N × 7 days, as `--every 14d` would.
 /// - `seconds` is an exact interval from an instant (the alarm's `at`): `--every 90m`.
 ///
 /// Written as users type it and as the store keeps it: `2w`, `3d` (only `w` or `d` units: calendar
@@ -28,11 +30,12 @@ public enum RepeatInterval: Hashable, Sendable, CustomStringConvertible {
         return true
     }
 
-    /// The cycle in days and the length of its "on" block (calendar intervals only).
-    var cycle: (period: Int64, block: Int64)? {
+    /// The cycle in days and the length of its "on" block (calendar intervals only), for an
+    /// expression that names weekdays (`namesWeekdays`) or not.
+    func cycle(namesWeekdays: Bool) -> (period: Int64, block: Int64)? {
         switch self {
         case .days(let n): return (Int64(n), 1)
-        case .weeks(let n): return (Int64(n) * 7, 7)
+        case .weeks(let n): return (Int64(n) * 7, namesWeekdays ? 7 : 1)
         case .seconds: return nil
         }
     }

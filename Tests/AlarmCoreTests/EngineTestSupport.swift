@@ -45,8 +45,11 @@ struct Rig {
     /// The latest `now` the engine has been told (events only: time passing unseen does not count).
     var latestEvent = Date.distantPast
 
-    init(_ alarms: [Alarm], now: Date, zone: Zone, settings: EngineSettings = .defaults, saved: EngineState? = nil) {
-        engine = Engine(settings: settings)
+    init(
+        _ alarms: [Alarm], now: Date, zone: Zone, settings: EngineSettings = .defaults, saved: EngineState? = nil,
+        holidays: HolidayCalendar = .empty
+    ) {
+        engine = Engine(settings: settings, holidays: holidays)
         self.now = now
         self.zone = zone
         store = alarms
@@ -60,7 +63,7 @@ struct Rig {
         now = time
         playing = nil
         timer = nil
-        engine = Engine(settings: engine.settings)
+        engine = Engine(settings: engine.settings, holidays: engine.holidays)
         send(.start(alarms: store, state: persisted))
     }
 
