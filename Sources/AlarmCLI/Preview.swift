@@ -78,7 +78,9 @@ struct Preview: ParsableCommand {
         var cursor = start
         // Every occurrence in order, with its fate, until enough ring (the walk the engine
         // makes as time passes). Without --verbose a pause is jumped over whole.
-        while rings < count, passed < 10_000, let t = alarm.nextRing(after: cursor, systemZone: systemZone) {
+        // Paused until `alarm resume`, nothing rings: list `count` of its occurrences and stop.
+        let limit = alarm.pause == .indefinitely ? count : 10_000
+        while rings < count, passed < limit, let t = alarm.nextRing(after: cursor, systemZone: systemZone) {
             cursor = t
             switch alarm.fate(of: t, systemZone: systemZone, holidays: calendar) {
             case .paused:
