@@ -82,7 +82,7 @@ struct ScheduleOptions: ParsableArguments {
             return (.instant(Date(timeIntervalSince1970: anchor)), p)
         case (nil, true):
             switch p.from {
-            case .local(let c)?: return try daily(at: c, &p)
+            case .local(let s)?: return try daily(at: CivilTime(localSeconds: s), &p)
             case .instant(let t)?: return try daily(at: Zones.civil(at: t, in: zone), &p)
             default:
                 throw CLIError("--every \(every) needs the time of day: give an expression, e.g. alarm add 06:00 --every \(every) --from \(today)")

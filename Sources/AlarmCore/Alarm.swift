@@ -261,12 +261,14 @@ extension Alarm: Codable {
         try c.encode(fadeIn, forKey: .fadeIn)
         try c.encode(skipNext, forKey: .skipNext)
         try c.encodeIfPresent(created.map { RFC3339.format($0, in: .utc, milliseconds: true) }, forKey: .created)
-        try c.encode(every?.description, forKey: .every)
-        try c.encode(from?.description, forKey: .from)
-        try c.encode(until?.description, forKey: .until)
-        try c.encode(skipHolidays, forKey: .skipHolidays)
+        // Issue #12's keys only when set (`paused` always, `paused_until` while paused: null for
+        // "until alarm resume"): 10,000 alarms without them keep the store as small as before.
+        try c.encodeIfPresent(every?.description, forKey: .every)
+        try c.encodeIfPresent(from?.description, forKey: .from)
+        try c.encodeIfPresent(until?.description, forKey: .until)
+        if skipHolidays { try c.encode(true, forKey: .skipHolidays) }
         try c.encode(pause != nil, forKey: .paused)
-        try c.encode(pausedUntilBound?.description, forKey: .pausedUntil)
+        if pause != nil { try c.encode(pausedUntilBound?.description, forKey: .pausedUntil) }
     }
 
     /// The pause's end, when it has one.

@@ -23,17 +23,30 @@ extension Alarm {
         var after = after
         if let from {
             // Occurrences are whole seconds, and so is the bound: "strictly after start - 1" is
-            // "at or after start".
-            let start = from.start(in: tz).addingTimeInterval(-1)
-            if after < start { after = start }
+            // "at or after start". Long after a wall-clock bound, no zone is needed to tell.
+            let clear = from.wallSeconds.map { Zone.unix(after) >= $0 + Self.offsetMargin } ?? false
+            if !clear {
+                let start = from.start(in: tz).addingTimeInterval(-1)
+                if after < start { after = start }
+            }
         }
         guard let t = unbounded(after: after, zone: tz, systemZone: systemZone) else { return nil }
         if let until {
-            let end = until.end(in: tz)
-            if end.inclusive ? t > end.at : t >= end.at { return nil }
+            let clear = until.wallEnd.map { Zone.unix(t) <= $0 - Self.offsetMargin } ?? false
+            if !clear {
+                let end = until.end(in: tz)
+                if end.inclusive ? t > end.at : t >= end.at { return nil }
+            }
         }
         return t
     }
+
+    /// More than any UTC offset: a wall time this far from an instant is on the same side of it
+    /// in every zone.
+    static let offsetMargin: Int64 = 26 * 3600
+
+    /// How far `nextSounding` walks over holidays before it calls an alarm silent: ten years.
+    static let holidayHorizon: TimeInterval = 3653 * 86400
 
     /// `nextRing` without `from` and `until` (which the caller applies).
     private func unbounded(after: Date, zone tz: Zone, systemZone: Zone) -> Date? {
@@ -63,12 +76,11 @@ extension Alarm {
             // expressions with no match in a block (a bounded walk that ends in nil).
             for _ in 0..<400 {
                 guard let t = Schedule.next(e, after: cursor, in: systemZone) else { return nil }
-                let c = Zones.civil(at: t, in: tz)
-                let day = CivilTime.days(year: c.year, month: c.month, day: c.day)
+                let day = Self.localDay(t, tz)
                 let r = floorMod(day - anchor, cycle.period)
                 if r < cycle.block { return t }
-                let nextOn = CivilTime(localSeconds: (day + cycle.period - r) * 86400)
-                cursor = max(t, Zones.instant(for: nextOn, in: tz).addingTimeInterval(-1))
+                let start = Self.instantSeconds(forLocal: (day + cycle.period - r) * 86400, in: tz, after: Zone.unix(t))
+                cursor = max(t, Date(timeIntervalSince1970: TimeInterval(start - 1)))
             }
             return nil
         }
@@ -105,31 +117,61 @@ extension Alarm {
         return .rings
     }
 
-    /// The first occurrence strictly after `after` that rings: no pause and no holiday covers
-    /// it. `next(x)` is `nextRing(after: x, ...)`, or a memo of it (the engine's).
+    /// The first occurrence strictly after `after` that rings: no pause and no holiday covers it.
+    public func nextSounding(after: Date, systemZone: Zone, holidays: HolidayCalendar) -> Date? {
+        // Most alarms: nothing decides, the first occurrence rings.
+        if pause == nil && !(skipHolidays && !holidays.isEmpty) { return nextRing(after: after, systemZone: systemZone) }
+        return nextSounding(after: after, systemZone: systemZone, holidays: holidays) { nextRing(after: $0, systemZone: systemZone) }
+    }
+
+    /// `nextSounding` with `next(x)` standing for `nextRing(after: x, ...)` (the engine's memo).
     public func nextSounding(
-        after: Date, systemZone: Zone, holidays: HolidayCalendar, next: ((Date) -> Date?)? = nil
+        after: Date, systemZone: Zone, holidays: HolidayCalendar, next: (Date) -> Date?
     ) -> Date? {
         if case .indefinitely? = pause { return nil }
-        let step = next ?? { self.nextRing(after: $0, systemZone: systemZone) }
+        let decides = pause != nil || (skipHolidays && !holidays.isEmpty)
         var cursor = after
+        var firstHoliday: Date? = nil
         // A pause is jumped over whole, a holiday a day at a time: a few steps, however often
-        // the alarm repeats. The bound only stops a walk that would find nothing anyway.
+        // the alarm repeats. An alarm whose occurrences all fall on holidays for ten years (a
+        // `*-12-25` alarm skipping a yearly Christmas) is taken as never ringing: the walk stops
+        // there instead of at the end of the calendar. (Its occurrences are still each recorded
+        // `skipped` as they pass.)
         for _ in 0..<5000 {
-            guard let t = step(cursor) else { return nil }
+            guard let t = next(cursor) else { return nil }
+            if !decides { return t }
+            if let first = firstHoliday, t.timeIntervalSince(first) > Self.holidayHorizon { return nil }
             switch fate(of: t, systemZone: systemZone, holidays: holidays) {
             case .rings: return t
             case .paused:
                 guard let end = pauseEnd(systemZone: systemZone) else { return nil }
                 cursor = max(t, end.addingTimeInterval(-1))
             case .holiday:
+                if firstHoliday == nil { firstHoliday = t }
                 let tz = displayZone(systemZone: systemZone)
-                let c = Zones.civil(at: t, in: tz)
-                let nextDay = CivilTime(localSeconds: (CivilTime.days(year: c.year, month: c.month, day: c.day) + 1) * 86400)
-                cursor = max(t, Zones.instant(for: nextDay, in: tz).addingTimeInterval(-1))
+                let next = Self.instantSeconds(forLocal: (Self.localDay(t, tz) + 1) * 86400, in: tz, after: Zone.unix(t))
+                cursor = max(t, Date(timeIntervalSince1970: TimeInterval(next - 1)))
             }
         }
         return nil
+    }
+}
+
+extension Alarm {
+    /// The date of `t` on the wall clock of `tz`, as days since 1970-01-01.
+    @inline(__always)
+    static func localDay(_ t: Date, _ tz: Zone) -> Int64 {
+        let u = Zone.unix(t)
+        return floorDiv(u + Int64(tz.offset(atUnix: u)), 86400)
+    }
+
+    /// `Zones.instantSeconds(forLocal:in:)` for a wall time a little after the instant `t`: the
+    /// offset at `t` when the zone keeps it until then (no gap or overlap can be in between),
+    /// without the general search.
+    static func instantSeconds(forLocal local: Int64, in tz: Zone, after t: Int64) -> Int64 {
+        let guess = local - Int64(tz.offset(atUnix: t))
+        if guess >= t, tz.nextTransition(afterUnix: t).map({ $0 > guess + 86400 }) ?? true { return guess }
+        return Zones.instantSeconds(forLocal: local, in: tz)
     }
 }
 

@@ -39,6 +39,8 @@ public struct Engine: Sendable {
     /// The holidays alarms with `skipHolidays` do not ring on (issue #12). Holidays decide the
     /// fate of occurrences, never which instants are occurrences: a change needs no visit.
     public internal(set) var holidays: HolidayCalendar
+    /// Stands for `holidays` in the memo (`NextRingMemo.uniqueToken`).
+    var holidaysToken = NextRingMemo.uniqueToken()
     var lastStatus: EngineStatus?
     /// Ids with a mark but no alarm (removed, or rung once): their marks are kept for a while
     /// (see `pruneMarks`). Derived from the state, not saved.
@@ -119,6 +121,7 @@ public struct Engine: Sendable {
         case .holidaysChanged(let new):
             advance(now: now, zone: event.zone, &fx)
             holidays = new
+            holidaysToken = NextRingMemo.uniqueToken()
             fx.log(.info, "holidays changed: \(new.count) day(s)")
         case .settingsChanged(let new):
             advance(now: now, zone: event.zone, &fx)
@@ -194,9 +197,11 @@ public struct Engine: Sendable {
             guard let raw = memo.next(a, after: after, zone: zone, token: token) else { continue }
             if first == nil || raw < first! { first = raw }
             var t = raw
-            if a.pause != nil || a.skipHolidays {
-                let sounding = a.nextSounding(after: after, systemZone: zone, holidays: holidays) { x in
-                    x == after ? raw : self.memo.next(a, after: x, zone: zone, token: token, slot: .later)
+            if a.pause != nil || (a.skipHolidays && !holidays.isEmpty) {
+                let sounding = memo.sounding(a, after: after, zone: zone, token: token, holidays: holidaysToken) {
+                    a.nextSounding(after: after, systemZone: zone, holidays: holidays) { x in
+                        x == after ? raw : self.memo.next(a, after: x, zone: zone, token: token, slot: .later)
+                    }
                 }
                 guard let s = sounding else { continue }
                 t = s

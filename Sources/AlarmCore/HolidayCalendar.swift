@@ -21,8 +21,7 @@ public struct HolidayCalendar: Equatable, Sendable {
 
     /// The holiday on the date `t` has in `zone`: its name ("" when unnamed), or nil.
     public func holiday(at t: Date, in zone: Zone) -> String? {
-        let c = Zones.civil(at: t, in: zone)
-        return days[CivilTime.days(year: c.year, month: c.month, day: c.day)]
+        days[Alarm.localDay(t, zone)]
     }
 
     /// The holiday on a civil date, or nil.

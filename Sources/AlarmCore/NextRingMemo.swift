@@ -25,7 +25,26 @@ final class NextRingMemo: Sendable {
         var at: Date?
     }
 
+    /// The next ring that sounds (`Alarm.nextSounding`): valid as an `Entry` is, and only for
+    /// the same fate inputs: the pause, `skipHolidays`, the holidays (a token from `uniqueToken`).
+    private struct Sounding {
+        var entry: Entry
+        var pause: Pause?
+        var skipHolidays: Bool
+        var holidays: Int
+    }
+
     private let entries = Mutex<(first: [String: Entry], later: [String: Entry])>(([:], [:]))
+    private let soundings = Mutex<[String: Sounding]>([:])
+    private static let tokens = Mutex(0)
+
+    /// A number never handed out before in this process: stands for one holiday calendar.
+    static func uniqueToken() -> Int {
+        tokens.withLock { n in
+            n += 1
+            return n
+        }
+    }
     /// Zones seen lately and their tokens: comparing a zone (name and rules) once per pass,
     /// not once per alarm.
     private let zones = Mutex<(list: [(Zone, Int)], next: Int)>(([], 0))
@@ -63,6 +82,30 @@ final class NextRingMemo: Sendable {
         return at
     }
 
+    /// `alarm.nextSounding(after:...)`, as `compute` finds it, remembered like `next`.
+    /// `holidays`: the token of the calendar `compute` uses.
+    func sounding(
+        _ alarm: Alarm, after: Date, zone: Zone, token: Int? = nil, holidays: Int, compute: () -> Date?
+    ) -> Date? {
+        // Fates of floating alarms and of instants are read on the system zone's wall clock.
+        var zoneKey: Int? = token ?? self.token(for: zone)
+        if case .calendar(let e) = alarm.trigger, e.zone != nil { zoneKey = nil }
+        let hit: Date?? = soundings.withLock { map in
+            guard let s = map[alarm.id], s.entry.zone == zoneKey, s.entry.from <= after, s.holidays == holidays,
+                s.skipHolidays == alarm.skipHolidays, s.pause == alarm.pause, Self.same(s.entry.key, alarm)
+            else { return nil }
+            if let at = s.entry.at { return after < at ? .some(at) : nil }
+            return .some(nil)
+        }
+        if let hit { return hit }
+        let at = compute()
+        let s = Sounding(
+            entry: Entry(key: alarm.scheduleKey, zone: zoneKey, from: after, at: at), pause: alarm.pause,
+            skipHolidays: alarm.skipHolidays, holidays: holidays)
+        soundings.withLock { $0[alarm.id] = s }
+        return at
+    }
+
     private static func same(_ k: Alarm.ScheduleKey, _ a: Alarm) -> Bool {
         k.trigger == a.trigger && k.every == a.every && k.from == a.from && k.until == a.until
     }
@@ -76,10 +119,12 @@ final class NextRingMemo: Sendable {
                 maps.later[id] = nil
             }
         }
+        soundings.withLock { map in for id in ids { map[id] = nil } }
     }
 
     func clear() {
         entries.withLock { $0 = ([:], [:]) }
+        soundings.withLock { $0.removeAll() }
         zones.withLock { $0.list.removeAll() }
     }
 }

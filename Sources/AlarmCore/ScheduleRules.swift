@@ -111,17 +111,23 @@ public enum RepeatInterval: Hashable, Sendable, CustomStringConvertible {
 ///
 /// Stored as typed, in normal form: `2026-11-23`, `2026-11-23T06:30:00`, `2026-11-23T05:30:00+00:00`.
 public enum ScheduleBound: Hashable, Sendable, CustomStringConvertible {
-    /// A whole day (its time is 00:00:00).
-    case day(CivilTime)
-    /// A wall-clock time.
-    case local(CivilTime)
+    /// A whole day: the wall-clock seconds (`CivilTime.localSeconds`) of its midnight. (Seconds,
+    /// not a `CivilTime`: every alarm carries up to three bounds, and alarms are copied often.)
+    case day(Int64)
+    /// A wall-clock time, as `CivilTime.localSeconds`.
+    case local(Int64)
     /// An instant, in whole seconds.
     case instant(Date)
 
+    /// The day of `c` (its time is ignored).
+    public static func day(_ c: CivilTime) -> ScheduleBound { .day(CivilTime.days(year: c.year, month: c.month, day: c.day) * 86400) }
+    /// The wall-clock time `c`.
+    public static func local(_ c: CivilTime) -> ScheduleBound { .local(c.localSeconds) }
+
     public var description: String {
         switch self {
-        case .day(let c): return c.date
-        case .local(let c): return c.description
+        case .day(let s): return CivilTime(localSeconds: s).date
+        case .local(let s): return CivilTime(localSeconds: s).description
         case .instant(let t): return RFC3339.format(t, in: .utc)
         }
     }
@@ -172,10 +178,28 @@ public enum ScheduleBound: Hashable, Sendable, CustomStringConvertible {
         return .local(CivilTime(year: y, month: mo, day: d, hour: h, minute: mi, second: sec))
     }
 
+    /// The wall-clock seconds (`CivilTime.localSeconds`) a date or a wall time starts at; nil
+    /// for an instant.
+    var wallSeconds: Int64? {
+        switch self {
+        case .day(let s), .local(let s): return s
+        case .instant: return nil
+        }
+    }
+
+    /// The wall-clock seconds an `until` ends at (a day: the next midnight); nil for an instant.
+    var wallEnd: Int64? {
+        switch self {
+        case .day(let s): return s + 86400
+        case .local(let s): return s
+        case .instant: return nil
+        }
+    }
+
     /// The instant the bound starts at in `zone`: midnight of a day, the wall time, the instant.
     public func start(in zone: Zone) -> Date {
         switch self {
-        case .day(let c), .local(let c): return Zones.instant(for: c, in: zone)
+        case .day(let s), .local(let s): return Date(timeIntervalSince1970: TimeInterval(Zones.instantSeconds(forLocal: s, in: zone)))
         case .instant(let t): return t
         }
     }
@@ -184,10 +208,8 @@ public enum ScheduleBound: Hashable, Sendable, CustomStringConvertible {
     /// included whole (up to the next midnight, excluded); a time or an instant is included.
     func end(in zone: Zone) -> (at: Date, inclusive: Bool) {
         switch self {
-        case .day(let c):
-            let next = CivilTime(localSeconds: c.localSeconds + 86400)
-            return (Zones.instant(for: next, in: zone), false)
-        case .local(let c): return (Zones.instant(for: c, in: zone), true)
+        case .day(let s): return (Date(timeIntervalSince1970: TimeInterval(Zones.instantSeconds(forLocal: s + 86400, in: zone))), false)
+        case .local(let s): return (Date(timeIntervalSince1970: TimeInterval(Zones.instantSeconds(forLocal: s, in: zone))), true)
         case .instant(let t): return (t, true)
         }
     }
@@ -195,18 +217,18 @@ public enum ScheduleBound: Hashable, Sendable, CustomStringConvertible {
     /// The bound's date in `zone` (days since 1970-01-01): the anchor of calendar intervals.
     func day(in zone: Zone) -> Int64 {
         switch self {
-        case .day(let c), .local(let c): return CivilTime.days(year: c.year, month: c.month, day: c.day)
-        case .instant(let t):
-            let c = Zones.civil(at: t, in: zone)
-            return CivilTime.days(year: c.year, month: c.month, day: c.day)
+        case .day(let s), .local(let s): return floorDiv(s, 86400)
+        case .instant(let t): return Alarm.localDay(t, zone)
         }
     }
 
     /// How a person reads it: `2026-12-01`, `2026-12-01 06:30`, or the instant in `zone`.
     public func spoken(in zone: Zone) -> String {
         switch self {
-        case .day(let c): return c.date
-        case .local(let c): return c.date + " " + c.hourMinute + (c.second != 0 ? ":" + Text.zeroPadded(c.second, 2) : "")
+        case .day(let s): return CivilTime(localSeconds: s).date
+        case .local(let s):
+            let c = CivilTime(localSeconds: s)
+            return c.date + " " + c.hourMinute + (c.second != 0 ? ":" + Text.zeroPadded(c.second, 2) : "")
         case .instant(let t): return RFC3339.format(t, in: zone)
         }
     }

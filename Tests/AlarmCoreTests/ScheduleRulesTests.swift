@@ -144,6 +144,23 @@ import Testing
         }
     }
 
+    /// The shortcut the day cycles and holiday jumps take (the offset at the instant before,
+    /// when no transition lies in between) agrees with the general wall-to-instant search.
+    @Test func theMidnightShortcutAgreesWithTheGeneralSearch() throws {
+        var rng = SeededRandom(seed: 12)
+        for name in ["America/New_York", "Europe/Berlin", "Australia/Lord_Howe", "Pacific/Apia", "Pacific/Chatham", "UTC", "America/St_Johns"] {
+            let tz = try Zones.zone(named: name)
+            for _ in 0..<3000 {
+                let t = Int64.random(in: 1_262_304_000...2_240_524_800, using: &rng)  // 2010...2040
+                let date = Date(timeIntervalSince1970: TimeInterval(t))
+                let c = Zones.civil(at: date, in: tz)
+                #expect(Alarm.localDay(date, tz) == CivilTime.days(year: c.year, month: c.month, day: c.day))
+                let local = (Alarm.localDay(date, tz) + Int64.random(in: 1...15, using: &rng)) * 86400
+                #expect(Alarm.instantSeconds(forLocal: local, in: tz, after: t) == Zones.instantSeconds(forLocal: local, in: tz), "\(name) \(t)")
+            }
+        }
+    }
+
     @Test func intervalsParseAndPrintInNormalForm() throws {
         let cases: [(String, RepeatInterval, String)] = [
             ("2w", .weeks(2), "2w"), ("3d", .days(3), "3d"), ("14d", .days(14), "14d"), ("1w3d", .days(10), "10d"),
