@@ -7,7 +7,7 @@ import FoundationEssentials
 /// turns what was typed into an alarm's fields.
 struct ScheduleOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Repeat: 2w (the first week of every two), 3d (every third day), counted in calendar days from --from; or an exact interval such as 90m.",
+        "Repeat: 2w (every other week), 3d (every third day), in calendar days from --from; or an exact interval such as 90m.",
         valueName: "duration"))
     var every: String?
 

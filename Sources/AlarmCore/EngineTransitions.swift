@@ -154,24 +154,8 @@ extension Engine {
                 let fate = decides ? a.fate(of: t, systemZone: zone, holidays: holidays) : .rings
                 if fate != .rings {
                     passedOver += 1
-                    if passedOver <= Self.missedListLimit {
-                        let (outcome, reason): (RingOutcome, String)
-                        switch fate {
-                        case .holiday(let name):
-                            (outcome, reason) = (.skipped, HolidayCalendar.reason(name, on: t, in: displayZone))
-                        default:
-                            (outcome, reason) = (.paused, a.pauseReason(systemZone: zone))
-                        }
-                        fx.record(HistoryEntry(
-                            alarm: a.id, scheduled: t, started: nil, ended: nil, outcome: outcome, sound: nil, reason: reason,
-                            late: false, zone: displayZone))
-                        fx.log(.notice, "'\(a.id)': the occurrence at \(RFC3339.format(t, in: displayZone)) does not ring: \(reason)")
-                    } else if passedOver == Self.missedListLimit + 1 {
-                        fx.log(.warning, "'\(a.id)': more than \(Self.missedListLimit) paused or skipped occurrences at once; the rest up to \(RFC3339.format(now, in: displayZone)) are not listed one by one")
-                    }
-                    if fate == .paused, passedOver > Self.missedListLimit {
-                        // Jump over the rest of the pause (a long one of an often-repeating alarm).
-                        mark = max(mark, min(now, a.pauseEnd(systemZone: zone)?.addingTimeInterval(-1) ?? now))
+                    if let jump = passOver(a, at: t, fate: fate, count: passedOver, now: now, zone: zone, &fx) {
+                        mark = max(mark, jump)
                     }
                     if a.ringsOnce && a.nextRing(after: t, systemZone: zone) == nil {
                         removed = true
@@ -221,13 +205,7 @@ extension Engine {
             if !removed, last != nil || a.until != nil,
                 memo.next(a, after: max(mark, now), zone: zone, token: token) == nil
             {
-                let displayZone = a.displayZone(systemZone: zone)
-                let why = a.until.map { "its last occurrence (until \($0.spoken(in: displayZone))) has passed" }
-                    ?? "its schedule has no occurrence after this one"
-                fx.record(HistoryEntry(
-                    alarm: a.id, scheduled: last ?? now, started: nil, ended: nil, outcome: .ended, sound: nil,
-                    reason: why + ": the alarm ends and was removed", late: false, zone: displayZone))
-                fx.log(.notice, "'\(a.id)' ended: \(why); removed")
+                recordEnded(a, last: last, now: now, zone: zone, &fx)
                 removed = true
                 fx.remove(original)
                 orphans.insert(a.id)
