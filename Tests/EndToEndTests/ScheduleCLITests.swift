@@ -111,6 +111,12 @@ struct ScheduleCLITests {
         let verbose = try e.run("preview", "gym", "--verbose", "--count", "1")
         #expect(verbose.lines.first == "gym is paused until alarm resume")
         #expect(verbose.lines.dropFirst().allSatisfy { $0.hasSuffix("T07:00:00+01:00  paused until alarm resume") || $0.hasSuffix("T07:00:00+02:00  paused until alarm resume") })
+        // alarm check says why it will not ring.
+        let check = try e.run("check", "gym", "--json")
+        #expect(check.status == 2)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any], "\(check.stdout)")
+        let alarmCheck = (report["checks"] as? [[String: Any]])?.first { $0["name"] as? String == "alarm" }
+        #expect((alarmCheck?["message"] as? String)?.contains("is paused until alarm resume") == true, "\(check.stdout)")
         let r = try e.run("resume", "--all")
         #expect(r.stdout.contains("resumed work: next ring "), "\(r.stdout)")
         #expect(r.stdout.contains("resumed gym: next ring "), "\(r.stdout)")
@@ -156,10 +162,15 @@ struct ScheduleCLITests {
         let bad = try Binaries.run("alarm", base + ["--skip-holidays"], environment: e.environment)
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("holidays file \(holidays): line 2: '2026-12-32' is not a date"), "\(bad.stderr)")
-        // ... while alarm add and list warn and go on: alarms keep ringing.
+        // ... while alarm add and list warn and go on: alarms keep ringing; alarm check warns.
         let added = try e.run("add", "07:00", "--skip-holidays", "--id", "x")
         #expect(added.status == 0)
         #expect(added.stderr.contains("line 2") && added.stderr.contains("holidays are not skipped"), "\(added.stderr)")
+        let check = try e.run("check", "x", "--json")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any], "\(check.stdout)")
+        let holidaysCheck = (report["checks"] as? [[String: Any]])?.first { $0["name"] as? String == "holidays" }
+        #expect(holidaysCheck?["status"] as? String == "warning")
+        #expect((holidaysCheck?["message"] as? String)?.contains("line 2: '2026-12-32' is not a date") == true, "\(check.stdout)")
     }
 
     @Test("an iCalendar file written by Python's icalendar skips its holidays")
