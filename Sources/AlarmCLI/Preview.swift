@@ -37,6 +37,9 @@ struct Preview: ParsableCommand {
     @Option(name: .customLong("at"), help: ArgumentHelp("Preview an instant (with --every: a repeating one).", valueName: "time"))
     var instant: String?
 
+    @Option(name: .customLong("in"), help: ArgumentHelp("Preview the instant this long after --after (or now).", valueName: "duration"))
+    var inDuration: String?
+
     @OptionGroup var schedule: ScheduleOptions
 
     @Option(help: ArgumentHelp("The holidays file for --skip-holidays (default: the config's 'holidays').", valueName: "file"))
@@ -50,8 +53,11 @@ struct Preview: ParsableCommand {
 
     func validate() throws {
         guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000") }
-        guard !expression.isEmpty || instant != nil || schedule.every != nil else {
-            throw ValidationError("give a calendar expression, an alarm's id, --at TIME or --every DURATION")
+        guard !expression.isEmpty || instant != nil || inDuration != nil || schedule.every != nil else {
+            throw ValidationError("give a calendar expression, an alarm's id, --at TIME, --in DURATION or --every DURATION")
+        }
+        if [!expression.isEmpty, instant != nil, inDuration != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("give one of: an expression, --at TIME, --in DURATION")
         }
     }
 
@@ -138,7 +144,7 @@ struct Preview: ParsableCommand {
 
     /// The stored alarm named by a lone word, else an alarm made of what was typed.
     private func makeAlarm(config: Configuration, zone systemZone: Zone, start: Date) throws -> Alarm {
-        if expression.count == 1, instant == nil, schedule.every == nil, schedule.from == nil, schedule.until == nil,
+        if expression.count == 1, instant == nil, inDuration == nil, schedule.every == nil, schedule.from == nil, schedule.until == nil,
             let stored = try? AlarmStore(stateDir: config.stateDir).load().first(where: { $0.id == expression[0] })
         {
             var a = stored
@@ -146,8 +152,11 @@ struct Preview: ParsableCommand {
             return a
         }
         var trigger: AlarmTrigger? = nil
-        if let instant {
-            guard expression.isEmpty else { throw CLIError("give an expression or --at, not both") }
+        if let inDuration {
+            let d: TimeInterval
+            do { d = try Durations.parse(inDuration) } catch { throw CLIError("--in: \(error)") }
+            trigger = .instant(Date(timeIntervalSince1970: start.addingTimeInterval(d).timeIntervalSince1970.rounded(.up)))
+        } else if let instant {
             guard let t = RFC3339.parse(instant) else {
                 throw CLIError("--at '\(instant)' is not an RFC 3339 timestamp such as 2026-12-24T07:00:00+01:00")
             }

@@ -128,6 +128,14 @@ struct ScheduleCLITests {
         #expect(all.lines.count == 2 && all.lines.allSatisfy { $0.hasPrefix("paused ") }, "\(all.stdout)")
         let until = try #require((try e.alarm("gym")?["paused_until"] as? String).flatMap(parseRFC3339))
         #expect(abs(until.timeIntervalSinceNow - 14 * 86400) < 60)
+        // A pause that is over is no pause.
+        let f = ISO8601DateFormatter()
+        let soon = f.string(from: Date(timeIntervalSinceNow: 2))
+        #expect(try e.run("pause", "work", "--until", soon).status == 0)
+        #expect(try e.alarm("work")?["paused"] as? Bool == true)
+        Thread.sleep(forTimeInterval: 3)
+        #expect(try e.alarm("work")?["paused"] as? Bool == false)
+        #expect(!(try e.run("list").stdout.contains("work      paused")))
     }
 
     @Test("preview takes add's flags; --verbose shows skipped occurrences and why")
