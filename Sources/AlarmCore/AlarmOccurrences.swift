@@ -165,12 +165,18 @@ extension Alarm {
         return floorDiv(u + Int64(tz.offset(atUnix: u)), 86400)
     }
 
-    /// `Zones.instantSeconds(forLocal:in:)` for a wall time a little after the instant `t`: the
-    /// offset at `t` when the zone keeps it until then (no gap or overlap can be in between),
-    /// without the general search.
-    static func instantSeconds(forLocal local: Int64, in tz: Zone, after t: Int64) -> Int64 {
-        let guess = local - Int64(tz.offset(atUnix: t))
-        if guess >= t, tz.nextTransition(afterUnix: t).map({ $0 > guess + 86400 }) ?? true { return guess }
+    /// `Zones.instantSeconds(forLocal:in:)` for a wall time near the instant `t` (by default the
+    /// wall time read as UTC): the offset at `t` when the zone keeps it for a day around both (no
+    /// gap or overlap can be near), without the general search and its allocations.
+    static func instantSeconds(forLocal local: Int64, in tz: Zone, after t: Int64? = nil) -> Int64 {
+        let near = t ?? local
+        let guess = local - Int64(tz.offset(atUnix: near))
+        let lo = min(near, guess) - offsetMargin
+        if tz.offset(atUnix: lo) == tz.offset(atUnix: near),
+            tz.nextTransition(afterUnix: lo).map({ $0 > max(near, guess) + offsetMargin }) ?? true
+        {
+            return guess
+        }
         return Zones.instantSeconds(forLocal: local, in: tz)
     }
 }

@@ -53,15 +53,46 @@ public enum RepeatInterval: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    static let units: [String: (seconds: Double, calendar: Bool)] = [
+        "w": (604_800, true), "d": (86400, true), "h": (3600, false), "m": (60, false), "min": (60, false),
+        "s": (1, false), "sec": (1, false),
+    ]
+
+    /// The normal form (`2w`, `3d`, `90m`: digits and one unit), read without allocating: the
+    /// store holds thousands.
+    static func normalForm(_ text: String) -> RepeatInterval? {
+        var n: Int64 = 0
+        var digits = 0
+        var unit: UInt8 = 0
+        for c in text.utf8 {
+            if unit != 0 { return nil }
+            if c >= 48 && c <= 57, digits < 12 {
+                n = n * 10 + Int64(c - 48)
+                digits += 1
+            } else if digits > 0, [UInt8(ascii: "w"), UInt8(ascii: "d"), UInt8(ascii: "h"), UInt8(ascii: "m"), UInt8(ascii: "s")].contains(c) {
+                unit = c
+            } else {
+                return nil
+            }
+        }
+        guard n > 0 else { return nil }
+        switch unit {
+        case UInt8(ascii: "w") where n * 7 <= 3660: return .weeks(Int(n))
+        case UInt8(ascii: "d") where n <= 3660: return .days(Int(n))
+        case UInt8(ascii: "h") where n * 3600 <= maxSeconds: return .seconds(n * 3600)
+        case UInt8(ascii: "m") where n * 60 <= maxSeconds: return .seconds(n * 60)
+        case UInt8(ascii: "s") where n <= maxSeconds: return .seconds(n)
+        default: return nil
+        }
+    }
+
     /// Parses `2w`, `3d`, `90m`, `1h30m`, `45s` (`min`, `sec` too; blanks ignored).
     public static func parse(_ text: String) throws(AlarmError) -> RepeatInterval {
+        if let quick = normalForm(text) { return quick }
         let s = Array(text.lowercased().utf8.filter { $0 != 32 && $0 != 9 })
         let example = "write e.g. 2w (every other week), 3d (every third day) or 90m"
         guard !s.isEmpty else { throw AlarmError.invalid("empty interval: \(example)") }
-        let units: [String: (seconds: Double, calendar: Bool)] = [
-            "w": (604_800, true), "d": (86400, true), "h": (3600, false), "m": (60, false), "min": (60, false),
-            "s": (1, false), "sec": (1, false),
-        ]
+        let units = Self.units
         var total = 0.0
         var calendarOnly = true
         var weeksOnly = true
@@ -134,6 +165,28 @@ public enum ScheduleBound: Hashable, Sendable, CustomStringConvertible {
 
     /// `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS]` (or a space for `T`), or RFC 3339 with an offset.
     public static func parse(_ text: String) throws(AlarmError) -> ScheduleBound {
+        // The usual form, a date as the store writes it, without allocating.
+        let u = text.utf8
+        if u.count == 10 {
+            var v = [Int](repeating: 0, count: 3)
+            var k = 0
+            var ok = true
+            for (i, c) in u.enumerated() {
+                if i == 4 || i == 7 {
+                    ok = ok && c == UInt8(ascii: "-")
+                    k += 1
+                } else if c >= 48 && c <= 57 {
+                    v[k] = v[k] * 10 + Int(c - 48)
+                } else {
+                    ok = false
+                }
+            }
+            if ok, CalendarExpression.yearRange.contains(v[0]), (1...12).contains(v[1]), v[2] >= 1,
+                v[2] <= CivilTime.daysIn(month: v[1], year: v[0])
+            {
+                return .day(CivilTime.days(year: v[0], month: v[1], day: v[2]) * 86400)
+            }
+        }
         let trimmed = text.trimmingBlanks()
         if let t = RFC3339.parse(trimmed) {
             return .instant(Date(timeIntervalSince1970: t.timeIntervalSince1970.rounded(.down)))
@@ -199,7 +252,7 @@ public enum ScheduleBound: Hashable, Sendable, CustomStringConvertible {
     /// The instant the bound starts at in `zone`: midnight of a day, the wall time, the instant.
     public func start(in zone: Zone) -> Date {
         switch self {
-        case .day(let s), .local(let s): return Date(timeIntervalSince1970: TimeInterval(Zones.instantSeconds(forLocal: s, in: zone)))
+        case .day(let s), .local(let s): return Date(timeIntervalSince1970: TimeInterval(Alarm.instantSeconds(forLocal: s, in: zone)))
         case .instant(let t): return t
         }
     }
@@ -208,8 +261,8 @@ public enum ScheduleBound: Hashable, Sendable, CustomStringConvertible {
     /// included whole (up to the next midnight, excluded); a time or an instant is included.
     func end(in zone: Zone) -> (at: Date, inclusive: Bool) {
         switch self {
-        case .day(let s): return (Date(timeIntervalSince1970: TimeInterval(Zones.instantSeconds(forLocal: s + 86400, in: zone))), false)
-        case .local(let s): return (Date(timeIntervalSince1970: TimeInterval(Zones.instantSeconds(forLocal: s, in: zone))), true)
+        case .day(let s): return (Date(timeIntervalSince1970: TimeInterval(Alarm.instantSeconds(forLocal: s + 86400, in: zone))), false)
+        case .local(let s): return (Date(timeIntervalSince1970: TimeInterval(Alarm.instantSeconds(forLocal: s, in: zone))), true)
         case .instant(let t): return (t, true)
         }
     }

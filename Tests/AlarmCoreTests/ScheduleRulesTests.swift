@@ -157,6 +157,8 @@ import Testing
                 #expect(Alarm.localDay(date, tz) == CivilTime.days(year: c.year, month: c.month, day: c.day))
                 let local = (Alarm.localDay(date, tz) + Int64.random(in: 1...15, using: &rng)) * 86400
                 #expect(Alarm.instantSeconds(forLocal: local, in: tz, after: t) == Zones.instantSeconds(forLocal: local, in: tz), "\(name) \(t)")
+                let wall = local + Int64.random(in: 0..<86400, using: &rng)
+                #expect(Alarm.instantSeconds(forLocal: wall, in: tz) == Zones.instantSeconds(forLocal: wall, in: tz), "\(name) \(wall)")
             }
         }
     }
@@ -166,14 +168,15 @@ import Testing
             ("2w", .weeks(2), "2w"), ("3d", .days(3), "3d"), ("14d", .days(14), "14d"), ("1w3d", .days(10), "10d"),
             ("90m", .seconds(5400), "90m"), ("1h30m", .seconds(5400), "90m"), ("1h 30min", .seconds(5400), "90m"),
             ("36h", .seconds(129_600), "36h"), ("1d12h", .seconds(129_600), "36h"), ("24h", .seconds(86400), "24h"),
-            ("45s", .seconds(45), "45s"), ("1.5h", .seconds(5400), "90m"), ("2W", .weeks(2), "2w"),
+            ("45s", .seconds(45), "45s"), ("1.5h", .seconds(5400), "90m"), ("2W", .weeks(2), "2w"), ("7d", .days(7), "7d"),
+            ("1w", .weeks(1), "1w"), ("3660d", .days(3660), "3660d"), ("60m", .seconds(3600), "1h"),
         ]
         for (text, value, normal) in cases {
             #expect(try RepeatInterval.parse(text) == value, "\(text)")
             #expect(value.description == normal)
             #expect(try RepeatInterval.parse(normal) == value, "\(normal) reads back")
         }
-        for bad in ["", "2", "0d", "1.5d", "2x", "w", "0.5s", "4000d", "-1d"] {
+        for bad in ["", "2", "0d", "1.5d", "2x", "w", "0.5s", "4000d", "-1d", "523w", "2w3", "d2"] {
             #expect(throws: AlarmError.self, "\(bad)") { try RepeatInterval.parse(bad) }
         }
         #expect("\((try? RepeatInterval.parse("1.5d")).map { "\($0)" } ?? "refused")" == "refused")
