@@ -4,4 +4,5 @@ import Foundation
 // Build it in release: swift build -c release --product alarm-bench && .build/release/alarm-bench
 print("alarm-bench: figures from this machine (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
 ScheduleBench.run()
-AudioBench.run()
+// `alarm-bench --schedule`: the schedule figures only.
+if !CommandLine.arguments.contains("--schedule") { AudioBench.run() }

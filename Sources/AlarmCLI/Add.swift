@@ -14,6 +14,10 @@ struct Add: ParsableCommand {
             alarm add 'Mon..Fri 06:30' --id work --sound chime.wav
             alarm add --in 20m --label tea
             alarm add --at 2026-12-24T07:00:00+01:00
+            alarm add 'Mon 06:30' --every 2w --from 2026-11-23     (every other Monday)
+            alarm add 06:00 --every 3d --from 2026-11-23           (every third day)
+            alarm add --every 90m                                  (every 90 minutes from now)
+            alarm add 'weekdays 06:30' --skip-holidays --until 2027-06-30
             """)
 
     @OptionGroup var options: SettingsOptions
@@ -54,9 +58,13 @@ struct Add: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds from quiet to full volume: 30, or a duration such as 1m.", valueName: "seconds"))
     var fadeIn: String?
 
+    @OptionGroup var schedule: ScheduleOptions
+
     func validate() throws {
         let given = [!expression.isEmpty, after != nil, at != nil].filter { $0 }.count
-        guard given == 1 else { throw ValidationError("give exactly one of: an expression, --in DURATION, --at TIME") }
+        guard given == 1 || (given == 0 && schedule.every != nil) else {
+            throw ValidationError("give exactly one of: an expression, --in DURATION, --at TIME")
+        }
         if zone != nil && expression.isEmpty { throw ValidationError("--zone applies to an expression; --in and --at are instants") }
         if let volume, !(0...100).contains(volume) { throw ValidationError("--volume must be 0-100") }
         if let id { do { try Alarm.validate(id: id) } catch { throw ValidationError("\(error)") } }
@@ -64,7 +72,7 @@ struct Add: ParsableCommand {
 
     func run() throws {
         let ctx = try Context(options)
-        let trigger = try makeTrigger(ctx)
+        let (trigger, rules) = try schedule.apply(to: try makeTrigger(ctx), zone: ctx.zone, now: ctx.now)
         func duration(_ text: String?, _ flag: String) throws -> TimeInterval? {
             guard let text else { return nil }
             do { return try Durations.parse(text) } catch { throw CLIError("\(flag): \(error)") }
@@ -72,12 +80,14 @@ struct Add: ParsableCommand {
         var alarm = Alarm(
             id: id ?? "", trigger: trigger, label: label, sound: sound, once: once,
             snooze: try duration(snooze, "--snooze"), ring: try duration(ring, "--ring"), volume: volume,
-            fadeIn: try fadeInSeconds())
+            fadeIn: try fadeInSeconds(), every: rules.every, from: rules.from, until: rules.until,
+            skipHolidays: schedule.skipHolidays)
+        if let problem = Alarm.whyRulesDoNotFit(trigger: alarm.trigger, every: alarm.every) { throw CLIError(problem) }
         if let sound {
             do { try SoundLibrary.checkName(sound) } catch { throw CLIError("--sound: \(error)") }
         }
         guard alarm.nextRing(after: ctx.now, systemZone: ctx.zone) != nil else {
-            throw CLIError("this alarm would never ring: '\(describe(alarm))' has no time after now")
+            throw CLIError("this alarm would never ring: '\(describe(alarm, ctx.zone))' has no time after now")
         }
         var replaced = false
         var next = Date.distantFuture
@@ -89,11 +99,12 @@ struct Add: ParsableCommand {
                 // trigger keeps it (the alarm's occurrences are the same ones).
                 copy.created = Alarm.stamp(Date())
                 if let i = alarms.firstIndex(where: { $0.id == copy.id }) {
-                    if alarms[i].trigger == copy.trigger, let kept = alarms[i].created { copy.created = kept }
+                    if alarms[i].sameSchedule(as: copy), let kept = alarms[i].created { copy.created = kept }
                 }
-                // What alarmd will ring: the first occurrence after `created` and after now.
-                guard let first = copy.firstRing(after: Date(), systemZone: ctx.zone) else {
-                    throw CLIError("this alarm would never ring: '\(describe(copy))' has no time after now")
+                // What alarmd will ring: the first occurrence after `created` and after now
+                // that no holiday passes over.
+                guard let first = ctx.nextRing(copy, after: Date()) else {
+                    throw CLIError("this alarm would never ring: '\(describe(copy, ctx.zone))' has no time after now")
                 }
                 next = first
                 if let i = alarms.firstIndex(where: { $0.id == copy.id }) {
@@ -122,7 +133,8 @@ struct Add: ParsableCommand {
         do { return try Durations.parse(fadeIn) } catch { throw CLIError("--fade-in: \(error)") }
     }
 
-    private func makeTrigger(_ ctx: Context) throws -> AlarmTrigger {
+    /// The expression or instant typed; nil when neither (`--every` alone).
+    private func makeTrigger(_ ctx: Context) throws -> AlarmTrigger? {
         // The store keeps an instant in whole seconds: the one checked against `created` and
         // printed here must be the one stored, or an alarm acknowledged "in 1 s" whose `created`
         // fell in the fraction cut off would be kept and never ring. `--in` rounds up (never
@@ -138,6 +150,7 @@ struct Add: ParsableCommand {
             }
             return .instant(Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
         }
+        if expression.isEmpty { return nil }
         var expr: CalendarExpression
         do { expr = try CalendarExpression(expression.joined(separator: " ")) } catch { throw CLIError(error) }
         if let zone {
@@ -151,11 +164,15 @@ struct Add: ParsableCommand {
         return .calendar(expr)
     }
 
-    private func describe(_ alarm: Alarm) -> String {
+    private func describe(_ alarm: Alarm, _ zone: Zone) -> String {
+        var text: String
         switch alarm.trigger {
-        case .calendar(let e): return e.description
-        case .instant(let t): return RFC3339.format(t, in: Zone.utc)
+        case .calendar(let e): text = e.description
+        case .instant(let t): text = RFC3339.format(t, in: Zone.utc)
         }
+        let rules = alarm.rulesText(zone: alarm.displayZone(systemZone: zone))
+        if !rules.isEmpty { text += " " + rules }
+        return text
     }
 
     static func freeID(in alarms: [Alarm]) -> String {

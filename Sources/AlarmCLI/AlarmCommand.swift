@@ -8,7 +8,7 @@ public struct AlarmCommand: ParsableCommand {
         commandName: "alarm",
         abstract: "A bedside alarm clock for Linux: manage alarms and talk to alarmd.",
         subcommands: [
-            Add.self, List.self, Remove.self, Skip.self, Unskip.self, Next.self, Status.self, History.self,
+            Add.self, List.self, Remove.self, Skip.self, Unskip.self, Pause.self, Resume.self, Next.self, Status.self, History.self,
             Snooze.self, Stop.self, Ring.self, Import.self, Export.self, Preview.self, Sounds.self, Play.self, CheckCommand.self,
             Devices.self, Watch.self,
         ])

@@ -48,6 +48,13 @@ struct CheckCommand: ParsableCommand {
             let check = Check("config", .warning, "\(configProblem): the other settings were used here; alarmd does not start with it (nor reload it)")
             for i in reports.indices { reports[i].checks.insert(check, at: 0) }
         }
+        // Issue #12: a holidays file that cannot be used, for the alarms that skip holidays.
+        if let path = config.holidays, (try? ctx.store.load())?.contains(where: \.skipHolidays) ?? false {
+            do { _ = try HolidaysFile.load(path) } catch {
+                let check = CheckRules.holidaysUnusable("\(error)")
+                for i in reports.indices { reports[i].checks.insert(check, at: 0) }
+            }
+        }
         let verdict = CheckReport.verdict(reports.map(\.verdict))
         if json {
             let encoder = JSONEncoder()

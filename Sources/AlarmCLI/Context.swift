@@ -10,6 +10,7 @@ struct Context {
     let store: AlarmStore
     let zone: Zone
     let now = Date()
+    private let holidayCache = HolidayCache()
 
     init(_ options: SettingsOptions, lenient: Bool = false) throws {
         self.init(config: lenient ? options.lenientConfiguration() : try options.configuration())
@@ -25,10 +26,27 @@ struct Context {
         do { return try store.load() } catch { throw CLIError(error) }
     }
 
-    /// The next ring an alarm will really sound: skip-next passes over one occurrence.
-    func nextRing(_ alarm: Alarm) -> Date? {
-        guard let first = alarm.firstRing(after: now, systemZone: zone) else { return nil }
-        return alarm.skipNext ? alarm.nextRing(after: first, systemZone: zone) : first
+    /// The holidays of the config's `holidays` file, read when first needed; empty (with a
+    /// warning on stderr, once) when there is none or it cannot be used: alarms keep ringing.
+    var holidays: HolidayCalendar { holidayCache.get(config.holidays) }
+
+    /// The holidays an alarm skips: the file's for `--skip-holidays` alarms, else none.
+    func holidays(for alarm: Alarm) -> HolidayCalendar { alarm.skipHolidays ? holidays : .empty }
+
+    /// The next ring an alarm will really sound, after `created` and now: pauses and holidays
+    /// pass over occurrences, skip-next over one more.
+    func nextRing(_ alarm: Alarm, after: Date? = nil) -> Date? {
+        let start = max(after ?? now, alarm.created ?? now)
+        let h = holidays(for: alarm)
+        guard let first = alarm.nextSounding(after: start, systemZone: zone, holidays: h) else { return nil }
+        return alarm.skipNext ? alarm.nextSounding(after: first, systemZone: zone, holidays: h) : first
+    }
+
+    /// "until 2026-12-01 00:00" / "until alarm resume", for an alarm paused now; nil otherwise.
+    func pauseText(_ alarm: Alarm) -> String? {
+        guard alarm.pause != nil, alarm.isPaused(at: now, systemZone: zone) else { return nil }
+        guard let end = alarm.pauseEnd(systemZone: zone) else { return "until alarm resume" }
+        return "until " + clock(end)
     }
 
     func rfc3339(_ date: Date, for alarm: Alarm? = nil) -> String {
@@ -46,6 +64,23 @@ struct Context {
         return abs(date.timeIntervalSince(now)) < 86400 ? c.hourMinute : c.date + " " + c.hourMinute
     }
 
+}
+
+/// The holidays file, read once per command.
+private final class HolidayCache {
+    private var loaded: HolidayCalendar?
+
+    func get(_ path: String?) -> HolidayCalendar {
+        if let loaded { return loaded }
+        var calendar = HolidayCalendar.empty
+        if let path {
+            do { calendar = try HolidaysFile.load(path) } catch {
+                printError("warning: \(error); holidays are not skipped")
+            }
+        }
+        loaded = calendar
+        return calendar
+    }
 }
 
 func printError(_ text: String) {

@@ -33,12 +33,17 @@ struct List: ParsableCommand {
         }
         for i in order {
             let (alarm, nextRing) = (alarms[i], nexts[i])
-            let when: String
+            var when: String
             switch alarm.trigger {
             case .calendar(let e): when = e.print(withZone: false) + (alarm.once ? " (once)" : "")
-            case .instant(let t): when = "at " + ctx.rfc3339(t)
+            case .instant(let t): when = (alarm.every == nil ? "at " : "from ") + ctx.rfc3339(t)
             }
+            let rules = alarm.rulesText(zone: alarm.displayZone(systemZone: ctx.zone))
+            if !rules.isEmpty { when += " " + rules }
             var next = nextRing.map { ctx.short($0) } ?? "never"
+            if let paused = ctx.pauseText(alarm) {
+                next = alarm.pausedUntilBound == nil ? "paused (until alarm resume)" : next + " (paused \(paused))"
+            }
             if alarm.skipNext { next += " (skipping one)" }
             rows.append([alarm.id, next, when, alarm.zone ?? alarm.mode.rawValue, alarm.sound ?? "default", alarm.label ?? ""])
         }

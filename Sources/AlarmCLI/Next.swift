@@ -14,7 +14,11 @@ struct Next: ParsableCommand {
 
     func run() throws {
         let ctx = try Context(options)
-        let upcoming = try ctx.loadAlarms().compactMap { a in ctx.nextRing(a).map { (a, $0) } }.min { $0.1 < $1.1 }
+        let alarms = try ctx.loadAlarms()
+        let upcoming = alarms.compactMap { a in ctx.nextRing(a).map { (a, $0) } }.min { $0.1 < $1.1 }
+        // Paused alarms are passed over above; say so, so that a vacation is never a surprise.
+        let paused = alarms.compactMap { a in ctx.pauseText(a).map { "\(a.id) (\($0))" } }
+        defer { if !json && !paused.isEmpty { print("paused: " + paused.joined(separator: ", ")) } }
         guard let (alarm, at) = upcoming else {
             print(json ? "null" : "no alarm scheduled")
             return

@@ -25,12 +25,15 @@ private func setSkip(_ options: SettingsOptions, id: String, _ skip: Bool) throw
     let updated: Alarm?
     do { updated = try ctx.store.setSkipNext(id: id, skip) } catch { throw CLIError(error) }
     guard let alarm = updated else { throw CLIError("no alarm with id '\(id)'") }
-    guard let first = alarm.nextRing(after: ctx.now, systemZone: ctx.zone) else {
+    // The next occurrence that would ring (pauses and holidays pass over theirs).
+    var plain = alarm
+    plain.skipNext = false
+    guard let first = ctx.nextRing(plain) else {
         print("\(id) never rings again")
         return
     }
     if skip {
-        let then = alarm.nextRing(after: first, systemZone: ctx.zone)
+        let then = ctx.nextRing(alarm)
         print("\(id): skipping \(ctx.rfc3339(first, for: alarm)); next ring \(then.map { ctx.rfc3339($0, for: alarm) } ?? "never")")
     } else {
         print("\(id): next ring \(ctx.rfc3339(first, for: alarm))")

@@ -46,11 +46,24 @@ public struct Alarm: Hashable, Sendable {
     /// recorded missed. Nil only in stores written before alarms kept it: the daemon then counts
     /// from when it first sees the alarm.
     public var created: Date?
+    /// `--every` (issue #12): days and weeks thin out a calendar expression's days, counted from
+    /// `from`; an exact interval repeats an instant trigger. Nil: the trigger alone.
+    public var every: RepeatInterval?
+    /// `--from`: no occurrence before it (and the first day of an `every` cycle).
+    public var from: ScheduleBound?
+    /// `--until`: no occurrence after it (a date is included whole). After its last occurrence
+    /// the alarm ends: the engine removes it and records `ended`.
+    public var until: ScheduleBound?
+    /// `--skip-holidays`: an occurrence on a day of the holidays file is recorded `skipped`.
+    public var skipHolidays: Bool
+    /// `alarm pause`: occurrences while it lasts are recorded `paused`; nil when not paused.
+    public var pause: Pause?
 
     public init(
         id: String, trigger: AlarmTrigger, label: String? = nil, sound: String? = nil, once: Bool = false,
         snooze: TimeInterval? = nil, ring: TimeInterval? = nil, volume: Int? = nil, fadeIn: TimeInterval? = nil,
-        skipNext: Bool = false, created: Date? = nil
+        skipNext: Bool = false, created: Date? = nil, every: RepeatInterval? = nil, from: ScheduleBound? = nil,
+        until: ScheduleBound? = nil, skipHolidays: Bool = false, pause: Pause? = nil
     ) {
         self.id = id
         self.trigger = trigger
@@ -63,6 +76,11 @@ public struct Alarm: Hashable, Sendable {
         self.fadeIn = fadeIn
         self.skipNext = skipNext
         self.created = created.map(Alarm.stamp)
+        self.every = every
+        self.from = from
+        self.until = until
+        self.skipHolidays = skipHolidays
+        self.pause = pause
     }
 
     /// `created` as stored: whole milliseconds, so that the value read back from the store
@@ -74,6 +92,23 @@ public struct Alarm: Hashable, Sendable {
     /// The first ring this alarm can have: strictly after `created` (and after `after`).
     public func firstRing(after: Date, systemZone: Zone) -> Date? {
         nextRing(after: max(after, created ?? after), systemZone: systemZone)
+    }
+
+    /// What decides an alarm's occurrences: equal keys, equal occurrences (in one zone). A new
+    /// key is a new alarm to the engine (its marks start afresh) and to the store's
+    /// compare-and-swap edits; a pause, `skip_holidays` or a label are not part of it.
+    public struct ScheduleKey: Hashable, Sendable {
+        public var trigger: AlarmTrigger
+        public var every: RepeatInterval?
+        public var from: ScheduleBound?
+        public var until: ScheduleBound?
+    }
+
+    public var scheduleKey: ScheduleKey { ScheduleKey(trigger: trigger, every: every, from: from, until: until) }
+
+    /// Whether `other` has the same occurrences (the same `scheduleKey`), cheaply.
+    public func sameSchedule(as other: Alarm) -> Bool {
+        trigger == other.trigger && every == other.every && from == other.from && until == other.until
     }
 
     public var mode: ZoneMode {
@@ -89,20 +124,12 @@ public struct Alarm: Hashable, Sendable {
         return nil
     }
 
-    /// True when the alarm rings at most once more: `once`, an instant, or a fully dated expression.
+    /// True when the alarm rings at most once more: `once`, an instant (without `every`), or a
+    /// fully dated expression.
     public var ringsOnce: Bool {
         switch trigger {
-        case .instant: return true
+        case .instant: return once || every == nil
         case .calendar(let e): return once || e.isSingleOccurrence
-        }
-    }
-
-    /// The first ring strictly after `after`; `systemZone` is the wall clock of floating alarms.
-    /// Does not apply `skipNext`: skipping is the engine's business.
-    public func nextRing(after: Date, systemZone: Zone) -> Date? {
-        switch trigger {
-        case .instant(let t): return t > after ? t : nil
-        case .calendar(let e): return Schedule.next(e, after: after, in: systemZone)
         }
     }
 
@@ -138,6 +165,10 @@ extension Alarm: Codable {
         case fadeIn = "fade_in"
         case skipNext = "skip_next"
         case created
+        case every, from, until
+        case skipHolidays = "skip_holidays"
+        case paused
+        case pausedUntil = "paused_until"
     }
 
     public init(from decoder: Decoder) throws {
@@ -173,6 +204,33 @@ extension Alarm: Codable {
             fadeIn: try c.decodeIfPresent(TimeInterval.self, forKey: .fadeIn),
             skipNext: try c.decodeIfPresent(Bool.self, forKey: .skipNext) ?? false,
             created: try Self.decodeCreated(c))
+        func text<T>(_ key: CodingKeys, _ parse: (String) throws(AlarmError) -> T) throws -> T? {
+            guard let t = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
+            do { return try parse(t) } catch { throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "\(error)") }
+        }
+        every = try text(.every, RepeatInterval.parse)
+        from = try text(.from, ScheduleBound.parse)
+        until = try text(.until, ScheduleBound.parse)
+        skipHolidays = try c.decodeIfPresent(Bool.self, forKey: .skipHolidays) ?? false
+        let paused = try c.decodeIfPresent(Bool.self, forKey: .paused) ?? false
+        let pausedUntil = try text(.pausedUntil, ScheduleBound.parse)
+        pause = pausedUntil.map { .until($0) } ?? (paused ? .indefinitely : nil)
+        if let problem = Self.whyRulesDoNotFit(trigger: trigger, every: every) {
+            throw DecodingError.dataCorruptedError(forKey: .every, in: c, debugDescription: problem)
+        }
+    }
+
+    /// Why `every` cannot go with `trigger`, or nil when it can: calendar days thin out an
+    /// expression's days; an exact interval repeats an instant.
+    public static func whyRulesDoNotFit(trigger: AlarmTrigger, every: RepeatInterval?) -> String? {
+        guard let every else { return nil }
+        switch (trigger, every.isCalendar) {
+        case (.instant, true):
+            return "an interval of days or weeks (\(every)) needs a calendar expression for the time of day"
+        case (.calendar, false):
+            return "an exact interval (\(every)) repeats an instant ('at'), not a calendar expression"
+        default: return nil
+        }
     }
 
     private static func decodeCreated(_ c: KeyedDecodingContainer<CodingKeys>) throws -> Date? {
@@ -203,5 +261,19 @@ extension Alarm: Codable {
         try c.encode(fadeIn, forKey: .fadeIn)
         try c.encode(skipNext, forKey: .skipNext)
         try c.encodeIfPresent(created.map { RFC3339.format($0, in: .utc, milliseconds: true) }, forKey: .created)
+        // Issue #12's keys only when set (`paused` always, `paused_until` while paused: null for
+        // "until alarm resume"): 10,000 alarms without them keep the store as small as before.
+        try c.encodeIfPresent(every?.description, forKey: .every)
+        try c.encodeIfPresent(from?.description, forKey: .from)
+        try c.encodeIfPresent(until?.description, forKey: .until)
+        if skipHolidays { try c.encode(true, forKey: .skipHolidays) }
+        try c.encode(pause != nil, forKey: .paused)
+        if pause != nil { try c.encode(pausedUntilBound?.description, forKey: .pausedUntil) }
+    }
+
+    /// The pause's end, when it has one.
+    public var pausedUntilBound: ScheduleBound? {
+        if case .until(let b)? = pause { return b }
+        return nil
     }
 }

@@ -85,12 +85,15 @@ private enum Raw {
 
 /// The keys of `Alarm`'s Codable form, in the order `init(from:)` reads them.
 private enum Key: Int, CaseIterable {
-    case id, at, expression, zone, label, sound, once, snooze, ring, volume, fadeIn, skipNext, created, mode
+    case id, at, expression, zone, label, sound, once, snooze, ring, volume, fadeIn, skipNext, created
+    case every, from, until, skipHolidays, paused, pausedUntil, mode
 
     var name: String {
         switch self {
         case .fadeIn: return "fade_in"
         case .skipNext: return "skip_next"
+        case .skipHolidays: return "skip_holidays"
+        case .pausedUntil: return "paused_until"
         default: return "\(self)"
         }
     }
@@ -112,6 +115,12 @@ private enum Key: Int, CaseIterable {
         case (4, UInt8(ascii: "o")): return eq("once") ? .once : nil
         case (4, UInt8(ascii: "r")): return eq("ring") ? .ring : nil
         case (4, UInt8(ascii: "m")): return eq("mode") ? .mode : nil
+        case (4, UInt8(ascii: "f")): return eq("from") ? .from : nil
+        case (5, UInt8(ascii: "e")): return eq("every") ? .every : nil
+        case (5, UInt8(ascii: "u")): return eq("until") ? .until : nil
+        case (6, UInt8(ascii: "p")): return eq("paused") ? .paused : nil
+        case (12, _): return eq("paused_until") ? .pausedUntil : nil
+        case (13, _): return eq("skip_holidays") ? .skipHolidays : nil
         case (5, UInt8(ascii: "l")): return eq("label") ? .label : nil
         case (5, UInt8(ascii: "s")): return eq("sound") ? .sound : nil
         case (6, UInt8(ascii: "s")): return eq("snooze") ? .snooze : nil
@@ -337,8 +346,20 @@ private struct Reader {
             guard let date = RFC3339.parse(text) else { throw fail(.created, "'\(text)' is not an RFC 3339 timestamp") }
             created = date
         }
+        func text<T>(_ k: Key, _ parse: (String) throws(AlarmError) -> T) throws(AlarmListProblem) -> T? {
+            guard let t = try optionalString(k) else { return nil }
+            do throws(AlarmError) { return try parse(t) } catch { throw fail(k, "\(error)") }
+        }
+        let every = try text(.every, RepeatInterval.parse)
+        let from = try text(.from, ScheduleBound.parse)
+        let until = try text(.until, ScheduleBound.parse)
+        let skipHolidays = try bool(.skipHolidays) ?? false
+        let paused = try bool(.paused) ?? false
+        let pausedUntil = try text(.pausedUntil, ScheduleBound.parse)
+        if let problem = Alarm.whyRulesDoNotFit(trigger: trigger, every: every) { throw fail(.every, problem) }
         return Alarm(
             id: id, trigger: trigger, label: label, sound: sound, once: once, snooze: snooze, ring: ring, volume: volume,
-            fadeIn: fadeIn, skipNext: skipNext, created: created)
+            fadeIn: fadeIn, skipNext: skipNext, created: created, every: every, from: from, until: until,
+            skipHolidays: skipHolidays, pause: pausedUntil.map { .until($0) } ?? (paused ? .indefinitely : nil))
     }
 }

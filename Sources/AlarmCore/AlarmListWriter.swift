@@ -3,7 +3,8 @@ import FoundationEssentials
 /// Writes the alarm list JSON byte for byte as `JSONEncoder` writes `[Alarm]` with
 /// `[.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]` (the store's format since the start),
 /// an order of magnitude faster: two-space indents, `"key" : value`, keys sorted, `null` for
-/// absent optional values except `created` (left out when nil), doubles as Swift prints them
+/// absent optional values except `created` and issue #12's keys (left out when unset: `every`,
+/// `from`, `until`, `skip_holidays` when false, `paused_until` when not paused), doubles as Swift prints them
 /// without a trailing `.0`, strings escaped as `JSONEncoder` escapes them. No trailing newline.
 public enum AlarmListWriter {
     public struct NonFiniteNumber: Error, CustomStringConvertible {
@@ -60,8 +61,8 @@ public enum AlarmListWriter {
             }
             out.append(contentsOf: ",\n".utf8)
         }
-        // Sorted: at, created, expression, fade_in, id, label, mode, next, once, ring, skip_next,
-        // snooze, sound, volume, zone.
+        // Sorted: at, created, every, expression, fade_in, from, id, label, mode, next, once,
+        // paused, paused_until, ring, skip_holidays, skip_next, snooze, sound, until, volume, zone.
         var expression: String? = nil
         switch a.trigger {
         case .instant(let t):
@@ -73,17 +74,23 @@ public enum AlarmListWriter {
             key("created")
             quotedDate(created, milliseconds: true)
         }
+        if let every = a.every { string("every", every.description) }
         if let expression { string("expression", expression) }
         try number("fade_in", a.fadeIn)
+        if let from = a.from { string("from", from.description) }
         string("id", a.id)
         string("label", a.label)
         string("mode", a.mode.rawValue)
         if hasNext { string("next", next ?? nil) }
         bool("once", a.once)
+        bool("paused", a.pause != nil)
+        if a.pause != nil { string("paused_until", a.pausedUntilBound?.description) }
         try number("ring", a.ring)
+        if a.skipHolidays { bool("skip_holidays", true) }
         bool("skip_next", a.skipNext)
         try number("snooze", a.snooze)
         string("sound", a.sound)
+        if let until = a.until { string("until", until.description) }
         key("volume")
         out.append(contentsOf: (a.volume.map { String($0) } ?? "null").utf8)
         out.append(contentsOf: ",\n".utf8)

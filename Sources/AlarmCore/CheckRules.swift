@@ -26,6 +26,16 @@ public enum CheckRules {
         Check("alarm", .fail, "'\(id)' will not ring again: its schedule has no occurrence after now")
     }
 
+    /// An alarm paused until `alarm resume` (issue #12).
+    public static func pausedUntilResume(_ id: String) -> Check {
+        Check("alarm", .fail, "'\(id)' is paused until alarm resume: it will not ring (alarm resume \(id))")
+    }
+
+    /// The holidays file cannot be used (issue #12): alarms ring on holidays too.
+    public static func holidaysUnusable(_ problem: String) -> Check {
+        Check("holidays", .warning, "\(problem): holidays are not skipped until it is fixed (alarmd keeps the holidays it read before)")
+    }
+
     /// The alarms could not be read; only what alarmd says it will ring is known. `asked`: the id
     /// the user named, if any.
     public static func alarmsUnreadable(_ why: String, next: EngineStatus.Next?, asked: String? = nil) -> Check {

@@ -36,6 +36,11 @@ public struct Engine: Sendable {
     public internal(set) var state = EngineState()
     /// The system zone floating alarms were last computed in.
     public internal(set) var zone: Zone?
+    /// The holidays alarms with `skipHolidays` do not ring on (issue #12). Holidays decide the
+    /// fate of occurrences, never which instants are occurrences: a change needs no visit.
+    public internal(set) var holidays: HolidayCalendar
+    /// Stands for `holidays` in the memo (`NextRingMemo.uniqueToken`).
+    var holidaysToken = NextRingMemo.uniqueToken()
     var lastStatus: EngineStatus?
     /// Ids with a mark but no alarm (removed, or rung once): their marks are kept for a while
     /// (see `pruneMarks`). Derived from the state, not saved.
@@ -65,8 +70,9 @@ public struct Engine: Sendable {
     /// one more entry stands for the rest (a long downtime of an often-repeating alarm).
     static let missedListLimit = 100
 
-    public init(settings: EngineSettings = .defaults) {
+    public init(settings: EngineSettings = .defaults, holidays: HolidayCalendar = .empty) {
         self.settings = settings
+        self.holidays = holidays
     }
 
     public mutating func handle(_ kind: EngineEvent.Kind, now: Date, zone: Zone) -> [EngineAction] {
@@ -112,6 +118,11 @@ public struct Engine: Sendable {
         case .mixerRaised(let note):
             mixerRaised(note)
             advance(now: now, zone: event.zone, &fx)
+        case .holidaysChanged(let new):
+            advance(now: now, zone: event.zone, &fx)
+            holidays = new
+            holidaysToken = NextRingMemo.uniqueToken()
+            fx.log(.info, "holidays changed: \(new.count) day(s)")
         case .settingsChanged(let new):
             advance(now: now, zone: event.zone, &fx)
             settings = new
@@ -126,7 +137,7 @@ public struct Engine: Sendable {
         var actions = fx.actions(persist: persist ? state : nil)
         let up = upcoming(now: now, zone: event.zone)
         dueHint = DueHint(at: up.first, token: memo.token(for: event.zone))
-        let status = self.status(next: up.next, zone: event.zone)
+        let status = self.status(next: up.next, paused: up.paused, zone: event.zone)
         if status != lastStatus {
             lastStatus = status
             actions.insert(.publishStatus(status), at: actions.endIndex)
@@ -170,23 +181,38 @@ public struct Engine: Sendable {
         upcoming(now: now, zone: zone).next
     }
 
-    /// One pass over the alarms: the next ring (skip flags applied) and the first occurrence of
-    /// any alarm (skipped ones too, so their flag clears on time).
-    func upcoming(now: Date, zone: Zone) -> (next: EngineStatus.Next?, first: Date?) {
+    /// One pass over the alarms: the next ring (pauses, holidays and skip flags applied), the
+    /// first occurrence of any alarm (paused, skipped and holiday ones too: each is visited at
+    /// its instant, to be recorded or to clear its flag), and the alarms paused now.
+    func upcoming(now: Date, zone: Zone) -> (next: EngineStatus.Next?, first: Date?, paused: [EngineStatus.Paused]) {
         var best: EngineStatus.Next?
         var first: Date?
+        var paused: [EngineStatus.Paused] = []
         let token = memo.token(for: zone)
         for a in alarms {
+            if a.pause != nil, a.isPaused(at: now, systemZone: zone) {
+                paused.append(.init(id: a.id, until: a.pauseEnd(systemZone: zone)))
+            }
             let after = max(state.marks[a.id] ?? now, now)
-            guard var t = memo.next(a, after: after, zone: zone, token: token) else { continue }
-            if first == nil || t < first! { first = t }
+            guard let raw = memo.next(a, after: after, zone: zone, token: token) else { continue }
+            if first == nil || raw < first! { first = raw }
+            var t = raw
+            if a.pause != nil || (a.skipHolidays && !holidays.isEmpty) {
+                let sounding = memo.sounding(a, after: after, zone: zone, token: token, holidays: holidaysToken) {
+                    a.nextSounding(after: after, systemZone: zone, holidays: holidays) { x in
+                        x == after ? raw : self.memo.next(a, after: x, zone: zone, token: token, slot: .later)
+                    }
+                }
+                guard let s = sounding else { continue }
+                t = s
+            }
             if a.skipNext {
-                guard let t2 = a.nextRing(after: t, systemZone: zone) else { continue }
+                guard let t2 = a.nextSounding(after: t, systemZone: zone, holidays: holidays) else { continue }
                 t = t2
             }
             if best == nil || t < best!.at { best = .init(id: a.id, at: t) }
         }
-        return (best, first)
+        return (best, first, paused.sorted { $0.id < $1.id })
     }
 
     /// The ring the next occurrence starts if nothing changes before it (the daemon pre-rolls
@@ -200,21 +226,22 @@ public struct Engine: Sendable {
     }
 
     public func status(now: Date, zone: Zone) -> EngineStatus {
-        status(next: nextRing(now: now, zone: zone), zone: zone)
+        let up = upcoming(now: now, zone: zone)
+        return status(next: up.next, paused: up.paused, zone: zone)
     }
 
-    func status(next: EngineStatus.Next?, zone: Zone) -> EngineStatus {
+    func status(next: EngineStatus.Next?, paused: [EngineStatus.Paused], zone: Zone) -> EngineStatus {
         switch state.ring {
         case .idle:
-            return EngineStatus(state: .idle, next: next, zone: zone)
+            return EngineStatus(state: .idle, next: next, paused: paused, zone: zone)
         case .ringing(let r):
             return EngineStatus(
                 state: .ringing, alarm: r.occurrence.alarm, sound: r.playing ?? r.sound ?? "default", reason: r.reason,
-                next: next, zone: zone)
+                next: next, paused: paused, zone: zone)
         case .snoozed(let r, let until):
             return EngineStatus(
                 state: .snoozed, alarm: r.occurrence.alarm, sound: r.playing ?? r.sound ?? "default", reason: r.reason,
-                snoozedUntil: until, next: next, zone: zone)
+                snoozedUntil: until, next: next, paused: paused, zone: zone)
         }
     }
 

@@ -21,6 +21,7 @@ struct Effects {
     mutating func record(_ e: HistoryEntry) { history.append(e) }
     mutating func clearSkipNext(_ a: Alarm) { store.append(.clearSkipNext(a)) }
     mutating func remove(_ a: Alarm) { store.append(.removeAlarm(a)) }
+    mutating func clearPause(_ a: Alarm) { store.append(.clearPause(a)) }
     mutating func log(_ level: LogLevel, _ message: String) { logs.append(.log(level, message)) }
     mutating func replay(_ j: Journal) {
         history += j.history

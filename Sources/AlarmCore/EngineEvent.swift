@@ -32,6 +32,9 @@ public struct EngineEvent: Sendable {
         /// The daemon raised the card's mixer to the volume floor for this ring ("mixer 'Master'
         /// raised from 12 %, muted, to 50 %"): kept with the episode and written to its history.
         case mixerRaised(String)
+        /// The holidays file changed (or `holidays =` names another): alarms with `skipHolidays`
+        /// skip these days from now on. What passed before was decided with the old ones.
+        case holidaysChanged(HolidayCalendar)
         /// The config file was reloaded (SIGHUP): new defaults for rings that start from now on;
         /// a ringing or snoozed alarm keeps the lengths it started with.
         case settingsChanged(EngineSettings)
@@ -63,9 +66,13 @@ public enum EngineAction: Equatable, Sendable {
     /// Clear `skip_next` of the stored alarm with this id: its skipped occurrence has passed.
     /// Skipped if the alarm's schedule was changed meanwhile (same id, other trigger).
     case clearSkipNext(Alarm)
-    /// Remove the stored alarm with this id: it rang once (`--once`, a dated or absolute alarm).
-    /// Skipped if its schedule was changed meanwhile (same id, other trigger): a new alarm.
+    /// Remove the stored alarm with this id: it rang once (`--once`, a dated or absolute alarm),
+    /// or it ended (its last occurrence passed). Skipped if its schedule was changed meanwhile
+    /// (same id, another `Alarm.ScheduleKey`): a new alarm.
     case removeAlarm(Alarm)
+    /// Clear the pause of the stored alarm with this id: it has ended. Skipped if the schedule
+    /// or the pause was changed meanwhile.
+    case clearPause(Alarm)
     /// Append to history.
     case recordHistory(HistoryEntry)
     /// Rewrite `status.json`: the status changed.

@@ -145,11 +145,13 @@ public struct Journal: Equatable, Sendable, Codable {
 public enum StoreEffect: Equatable, Sendable, Codable {
     case removeAlarm(Alarm)
     case clearSkipNext(Alarm)
+    case clearPause(Alarm)
 
     init?(_ action: EngineAction) {
         switch action {
         case .removeAlarm(let a): self = .removeAlarm(a)
         case .clearSkipNext(let a): self = .clearSkipNext(a)
+        case .clearPause(let a): self = .clearPause(a)
         default: return nil
         }
     }
@@ -158,6 +160,7 @@ public enum StoreEffect: Equatable, Sendable, Codable {
         switch self {
         case .removeAlarm(let a): return .removeAlarm(a)
         case .clearSkipNext(let a): return .clearSkipNext(a)
+        case .clearPause(let a): return .clearPause(a)
         }
     }
 }

@@ -5,8 +5,10 @@ import FoundationEssentials
 /// JSON keys: `state` (`idle`, `ringing`, `snoozed`), `alarm` (id or null), `sound` (file name,
 /// `default`, or null when idle), `reason` (why the default tone, or null), `snoozed_until`, and
 /// `next` (`{"id": ..., "at": ...}` or null), `warnings` (what alarmd's pre-flight checks found
-/// wrong before the next ring, one line each: `"device: ..."`; empty when nothing is).
-/// Instants are RFC 3339 in `zone`.
+/// wrong before the next ring, one line each: `"device: ..."`; empty when nothing is), and
+/// `paused` only while some alarm is paused (the alarms `alarm pause` holds now:
+/// `[{"id": ..., "until": ...}]`, `until` null for "until alarm resume"). Instants are RFC 3339
+/// in `zone`.
 public struct EngineStatus: Equatable, Sendable {
     public enum State: String, Codable, Sendable {
         case idle, ringing, snoozed
@@ -21,6 +23,16 @@ public struct EngineStatus: Equatable, Sendable {
         }
     }
 
+    /// An alarm paused now (issue #12): until when, nil for "until `alarm resume`".
+    public struct Paused: Equatable, Sendable {
+        public var id: String
+        public var until: Date?
+        public init(id: String, until: Date?) {
+            self.id = id
+            self.until = until
+        }
+    }
+
     public var state: State
     public var alarm: String?
     public var sound: String?
@@ -29,12 +41,14 @@ public struct EngineStatus: Equatable, Sendable {
     public var next: Next?
     /// Set by the daemon from its pre-flight checks; the engine leaves it empty.
     public var warnings: [String]
+    /// The alarms paused now, by id.
+    public var paused: [Paused]
     /// The zone timestamps are written in (the system zone); not part of the JSON.
     public var zone: Zone
 
     public init(
         state: State, alarm: String? = nil, sound: String? = nil, reason: String? = nil, snoozedUntil: Date? = nil,
-        next: Next? = nil, warnings: [String] = [], zone: Zone
+        next: Next? = nil, warnings: [String] = [], paused: [Paused] = [], zone: Zone
     ) {
         self.state = state
         self.alarm = alarm
@@ -43,18 +57,23 @@ public struct EngineStatus: Equatable, Sendable {
         self.snoozedUntil = snoozedUntil
         self.next = next
         self.warnings = warnings
+        self.paused = paused
         self.zone = zone
     }
 }
 
 extension EngineStatus: Codable {
     enum CodingKeys: String, CodingKey {
-        case state, alarm, sound, reason, next, warnings
+        case state, alarm, sound, reason, next, warnings, paused
         case snoozedUntil = "snoozed_until"
     }
 
     enum NextKeys: String, CodingKey {
         case id, at
+    }
+
+    enum PausedKeys: String, CodingKey {
+        case id, until
     }
 
     public init(from decoder: Decoder) throws {
@@ -73,13 +92,21 @@ extension EngineStatus: Codable {
             snoozedUntil = u
             zone = z
         }
+        var paused: [Paused] = []
+        if c.contains(.paused), try c.decodeNil(forKey: .paused) == false {
+            var list = try c.nestedUnkeyedContainer(forKey: .paused)
+            while !list.isAtEnd {
+                let p = try list.nestedContainer(keyedBy: PausedKeys.self)
+                paused.append(Paused(id: try p.decode(String.self, forKey: .id), until: try TimestampCoding.decodeIfPresent(p, .until)))
+            }
+        }
         self.init(
             state: try c.decode(State.self, forKey: .state),
             alarm: try c.decodeIfPresent(String.self, forKey: .alarm),
             sound: try c.decodeIfPresent(String.self, forKey: .sound),
             reason: try c.decodeIfPresent(String.self, forKey: .reason),
             snoozedUntil: snoozedUntil, next: next,
-            warnings: try c.decodeIfPresent([String].self, forKey: .warnings) ?? [], zone: zone)
+            warnings: try c.decodeIfPresent([String].self, forKey: .warnings) ?? [], paused: paused, zone: zone)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -97,5 +124,13 @@ extension EngineStatus: Codable {
             try c.encodeNil(forKey: .next)
         }
         try c.encode(warnings, forKey: .warnings)
+        // Only when an alarm is paused: the status of everyone else keeps its keys.
+        guard !paused.isEmpty else { return }
+        var list = c.nestedUnkeyedContainer(forKey: .paused)
+        for p in paused {
+            var o = list.nestedContainer(keyedBy: PausedKeys.self)
+            try o.encode(p.id, forKey: .id)
+            try o.encode(p.until.map { RFC3339.format($0, in: zone) }, forKey: .until)
+        }
     }
 }

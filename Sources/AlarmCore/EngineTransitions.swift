@@ -142,9 +142,27 @@ extension Engine {
             var mark = state.marks[a.id] ?? now
             var removed = false
             var missed = 0
+            var passedOver = 0  // paused and skipped, recorded one by one up to the limit
+            var last: Date? = nil
+            let decides = a.pause != nil || a.skipHolidays
             while mark < now, let t = memo.next(a, after: mark, zone: zone, token: token), t <= now {
                 mark = t
+                last = t
                 let displayZone = a.displayZone(systemZone: zone)
+                // A pause or a holiday decides first: such an occurrence never rings, is never
+                // missed, and does not use up a skip (`alarm skip` skips the next that would ring).
+                let fate = decides ? a.fate(of: t, systemZone: zone, holidays: holidays) : .rings
+                if fate != .rings {
+                    passedOver += 1
+                    if let jump = passOver(a, at: t, fate: fate, count: passedOver, now: now, zone: zone, &fx) {
+                        mark = max(mark, jump)
+                    }
+                    if a.ringsOnce && a.nextRing(after: t, systemZone: zone) == nil {
+                        removed = true
+                        break
+                    }
+                    continue
+                }
                 if a.skipNext {
                     a.skipNext = false
                     fx.log(.notice, "'\(a.id)': skipped the occurrence at \(RFC3339.format(t, in: displayZone)) as asked")
@@ -182,15 +200,39 @@ extension Engine {
                 }
             }
             state.marks[a.id] = max(state.marks[a.id] ?? now, now)
+            // After its last occurrence an alarm ends (issue #12): `until` passed, or its
+            // expression ran out. Asked only when something could have ended it.
+            if !removed, last != nil || a.until != nil,
+                memo.next(a, after: max(mark, now), zone: zone, token: token) == nil
+            {
+                recordEnded(a, last: last, now: now, zone: zone, &fx)
+                removed = true
+                fx.remove(original)
+                orphans.insert(a.id)
+                removedAt.append(i)
+                return
+            }
             if removed {
                 fx.remove(original)
                 orphans.insert(a.id)
                 removedAt.append(i)
                 fx.log(.info, "'\(a.id)' rings once: removed")
-            } else if a.skipNext != original.skipNext {
-                fx.clearSkipNext(a)
-                alarms[i] = a
+                return
             }
+            if case .until? = a.pause, let last, let end = a.pauseEnd(systemZone: zone), last >= end {
+                // The pause is over, and an occurrence after it was handled: the store forgets
+                // it (as `skip_next` is cleared when its occurrence passes). Decided by the
+                // occurrences handled, so a visit of every alarm clears it at the same event.
+                a.pause = nil
+                fx.clearPause(original)
+                fx.log(.info, "'\(a.id)': the pause has ended")
+            }
+            if a.skipNext != original.skipNext {
+                var cleared = original
+                cleared.skipNext = false
+                fx.clearSkipNext(cleared)
+            }
+            if a != original { alarms[i] = a }
         }
         if let only {
             for i in only { visit(i) }
@@ -265,16 +307,16 @@ extension Engine {
         }
         var fresh: [Int] = []
         var added = 0
-        for i in 0..<p where old[i].trigger != list[i].trigger { fresh.append(i) }
+        for i in 0..<p where !old[i].sameSchedule(as: list[i]) { fresh.append(i) }
         for (i, a) in zip(p..<(list.count - s), list[p..<(list.count - s)]) {
             if let j = oldMiddle[a.id] {
-                if old[j].trigger != a.trigger { fresh.append(i) }
+                if !old[j].sameSchedule(as: a) { fresh.append(i) }
             } else {
                 fresh.append(i)
                 added += 1
             }
         }
-        for k in 0..<s where old[old.count - 1 - k].trigger != list[list.count - 1 - k].trigger {
+        for k in 0..<s where !old[old.count - 1 - k].sameSchedule(as: list[list.count - 1 - k]) {
             fresh.append(list.count - 1 - k)
         }
         for i in fresh {

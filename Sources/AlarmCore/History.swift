@@ -12,6 +12,14 @@ public enum RingOutcome: String, Codable, Sendable {
     case missed
     /// Neither the sound nor the default tone could be played.
     case failed
+    /// `alarm pause` covered the occurrence: it did not ring, by request (issue #12).
+    case paused
+    /// The occurrence fell on a holiday of the holidays file and the alarm skips holidays; the
+    /// reason names the holiday.
+    case skipped
+    /// The alarm's last occurrence (`--until`, or an expression that runs out) has passed: the
+    /// alarm ends and leaves the list. `scheduled` is that last occurrence.
+    case ended
 }
 
 /// One line of history: one ring episode of one occurrence (an occurrence snoozed twice and

@@ -34,6 +34,8 @@ public final class ZoneDatabase: @unchecked Sendable {
     /// The zone `name` names. Throws `ZoneError.unknown` for a name that is not a zone here and
     /// `ZoneError.unusable` for a zone file that is corrupt.
     public func zone(named name: String) throws -> Zone {
+        // The usual call (an alarm's canonical zone name): no trimmed copy needed.
+        if let z = cached(name) { return z }
         let key = name.trimmingBlanks()
         if let z = cached(key) { return z }
         let spelled = try canonicalName(name)

@@ -110,12 +110,12 @@ public final class AlarmStore: Sendable {
     }
 
     /// The engine's `removeAlarm`: removes the alarm with `alarm`'s id if its schedule is still
-    /// `alarm`'s (a label edit does not save a once alarm that rang; a new time does). Returns
-    /// whether it removed one.
+    /// `alarm`'s (a label edit does not save a once alarm that rang; a new time or `--until`
+    /// does). Returns whether it removed one.
     @discardableResult
     public func removeRung(_ alarm: Alarm) throws -> Bool {
         try update { list in
-            guard let i = list.firstIndex(where: { $0.id == alarm.id && $0.trigger == alarm.trigger }) else { return false }
+            guard let i = list.firstIndex(where: { $0.id == alarm.id && $0.sameSchedule(as: alarm) }) else { return false }
             list.remove(at: i)
             return true
         }
@@ -126,8 +126,21 @@ public final class AlarmStore: Sendable {
     @discardableResult
     public func clearSkipNext(_ alarm: Alarm) throws -> Bool {
         try update { list in
-            guard let i = list.firstIndex(where: { $0.id == alarm.id && $0.trigger == alarm.trigger }) else { return false }
+            guard let i = list.firstIndex(where: { $0.id == alarm.id && $0.sameSchedule(as: alarm) }) else { return false }
             list[i].skipNext = false
+            return true
+        }
+    }
+
+    /// The engine's `clearPause`: forgets the ended pause of the alarm with `alarm`'s id if its
+    /// schedule and its pause are still `alarm`'s (a pause set again meanwhile stays).
+    @discardableResult
+    public func clearPause(_ alarm: Alarm) throws -> Bool {
+        try update { list in
+            guard let i = list.firstIndex(where: { $0.id == alarm.id && $0.sameSchedule(as: alarm) && $0.pause == alarm.pause }),
+                list[i].pause != nil
+            else { return false }
+            list[i].pause = nil
             return true
         }
     }
@@ -139,6 +152,7 @@ public final class AlarmStore: Sendable {
         switch action {
         case .removeAlarm(let a): return try removeRung(a)
         case .clearSkipNext(let a): return try clearSkipNext(a)
+        case .clearPause(let a): return try clearPause(a)
         default: return false
         }
     }

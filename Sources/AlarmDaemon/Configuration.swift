@@ -42,6 +42,10 @@ public struct Configuration: Equatable, Sendable {
     /// The mixer control the floor applies to (config `mixer_control`: `Master`, or `Master,1`
     /// for index 1); nil: the card's first playback volume control (Master, PCM, Speaker, …).
     public var mixerControl: String? = nil
+    /// The holidays file (config `holidays`, issue #12): dates, ranges or an iCalendar file whose
+    /// days alarms added with `--skip-holidays` do not ring on. A relative path is read from the
+    /// config file's directory. Nil: no holidays.
+    public var holidays: String? = nil
 
     /// The executables `alarm-hooks` runs for each event (config `hooks_dir`, `ALARM_HOOKS_DIR`).
     public var hooksDir = "/etc/alarm/hooks.d"
@@ -132,7 +136,7 @@ public struct Configuration: Equatable, Sendable {
 
     /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, fade_in,
     /// grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight,
-    /// fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout.
+    /// fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays.
     mutating func apply(file path: String) throws {
         // Plain open and read: /dev/null (no config) works too.
         guard let bytes = try? AtomicFile.read(path) else {
@@ -180,8 +184,15 @@ public struct Configuration: Equatable, Sendable {
             case "fallback_command": fallbackCommand = value
             case "hooks_dir": hooksDir = value
             case "hook_timeout": hookTimeout = try duration()
+            case "holidays":
+                if value.hasPrefix("/") {
+                    holidays = value
+                } else {
+                    let dir = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+                    holidays = (dir.isEmpty ? (path.hasPrefix("/") ? "" : ".") : dir) + "/" + value
+                }
             default:
-                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout)")
+                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays)")
             }
         }
     }

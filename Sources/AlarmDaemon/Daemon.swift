@@ -86,7 +86,7 @@ public final class Daemon {
             throw DaemonError("another alarmd is already running with runtime directory \(config.runtimeDir)")
         }
         zone = SystemZone.current(config, environment: environment)
-        engine = Engine(settings: Self.settings(config))
+        engine = Engine(settings: Self.settings(config), holidays: Self.initialHolidays(config.holidays, logger: logger))
         store = AlarmStore(stateDir: config.stateDir)
         stateFile = StateFile(stateDir: config.stateDir)
         history = HistoryLog(stateDir: config.stateDir)
@@ -113,6 +113,7 @@ public final class Daemon {
         _ = try files.watch(file: config.localtimePath)
         _ = try files.watch(file: store.path)
         watchZoneData()
+        watchHolidays()
     }
 
     /// Watches the database file of the zone in force (through a link, the file it names).
@@ -198,14 +199,16 @@ public final class Daemon {
             planPreroll()
         }
         _ = try loop.register(files.descriptor) { [unowned self] _ in
-            var zoneTouched = false, storeTouched = false
+            var zoneTouched = false, storeTouched = false, holidaysTouched = false
             var pinnedTouched = Set<String>()
             for event in try files.readEvents() {
                 if event.kinds.contains(.overflow) {
                     zoneTouched = true
                     storeTouched = true
+                    holidaysTouched = true
                     pinnedTouched.formUnion(pinnedZonePaths.values)
                 }
+                if event.path == config.holidays { holidaysTouched = true }
                 if event.path == config.localtimePath || event.path == zoneDataPath { zoneTouched = true }
                 if let name = pinnedZonePaths[event.path] { pinnedTouched.insert(name) }
                 if event.path == store.path { storeTouched = true }
@@ -213,6 +216,7 @@ public final class Daemon {
             if zoneTouched { zoneFileChanged() }
             if !pinnedTouched.isEmpty { pinnedZoneFileChanged(pinnedTouched) }
             if storeTouched { reload(reason: nil) }
+            if holidaysTouched { holidaysFileChanged() }
         }
         _ = try loop.register(fifo.descriptor) { [unowned self] _ in
             for command in try fifo.readCommands() { control(command) }
@@ -336,6 +340,9 @@ public final class Daemon {
             config.mixerControl = fresh.mixerControl
             volumeFloor.floor = fresh.mixerFloor
             volumeFloor.control = fresh.mixerControl
+            let oldHolidays = config.holidays
+            config.holidays = fresh.holidays
+            holidaysSettingChanged(from: oldHolidays)
             preflight.lastCheck = nil
         } catch {
             logger.error("the configuration was not reloaded, the old one stays in force: \(error)")
@@ -419,7 +426,7 @@ public final class Daemon {
                 case .persistState(let state):
                     try stateFile.save(state)
                     if state.journal != nil { journaled = state }
-                case .clearSkipNext, .removeAlarm: _ = try store.apply(action)
+                case .clearSkipNext, .removeAlarm, .clearPause: _ = try store.apply(action)
                 case .recordHistory(let entry): try history.append(entry)
                 case .publishStatus(let status): try publish(status)
                 case .log(let level, let message): logger.log(level: Self.level(level), "\(message)")
@@ -536,7 +543,8 @@ extension EngineAction {
         case .stopAudio: return "stopping the sound"
         case .persistState: return "saving the ring state"
         case .clearSkipNext: return "clearing skip-next"
-        case .removeAlarm: return "removing a rung alarm"
+        case .removeAlarm: return "removing a rung or ended alarm"
+        case .clearPause: return "clearing an ended pause"
         case .recordHistory: return "writing history"
         case .publishStatus: return "writing status.json"
         case .log: return "logging"

@@ -64,7 +64,9 @@ public struct Preflight {
         case .alarm(let a, let next):
             (id, at, alarm) = (a.id, next, a)
             zone = a.displayZone(systemZone: system.zone)
-            if next == nil { checks.append(CheckRules.neverRings(a.id)) }
+            if next == nil {
+                checks.append(a.pause == .indefinitely ? CheckRules.pausedUntilResume(a.id) : CheckRules.neverRings(a.id))
+            }
         case .unknown(let name):
             id = name
             checks.append(CheckRules.unknownAlarm(name))

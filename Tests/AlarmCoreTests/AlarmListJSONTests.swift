@@ -39,7 +39,25 @@ import Testing
             snooze: maybe(doubles.randomElement(using: &rng)!), ring: maybe(Double.random(in: 0..<1e6, using: &rng)),
             volume: maybe(Int.random(in: -5...200, using: &rng)), fadeIn: maybe(doubles.randomElement(using: &rng)!),
             skipNext: Bool.random(using: &rng),
-            created: maybe(Date(timeIntervalSince1970: Double(Int.random(in: 0..<4_102_444_800_000, using: &rng)) / 1000)))
+            created: maybe(Date(timeIntervalSince1970: Double(Int.random(in: 0..<4_102_444_800_000, using: &rng)) / 1000)),
+            every: maybe(randomEvery(trigger, &rng)), from: maybe(randomBound(&rng)), until: maybe(randomBound(&rng)),
+            skipHolidays: Bool.random(using: &rng),
+            pause: [nil, Pause.indefinitely, Pause.until(randomBound(&rng))].randomElement(using: &rng)!)
+    }
+
+    /// Issue #12's rules, of the kind that fits the trigger.
+    static func randomEvery(_ trigger: AlarmTrigger, _ rng: inout SeededRandom) -> RepeatInterval {
+        if case .instant = trigger { return .seconds([1, 59, 60, 5400, 86400, 129_600, 604_800].randomElement(using: &rng)!) }
+        return Bool.random(using: &rng) ? .days(Int.random(in: 1...30, using: &rng)) : .weeks(Int.random(in: 1...8, using: &rng))
+    }
+
+    static func randomBound(_ rng: inout SeededRandom) -> ScheduleBound {
+        let c = CivilTime(localSeconds: Int64.random(in: 0..<7_000_000_000, using: &rng))
+        switch Int.random(in: 0..<3, using: &rng) {
+        case 0: return .day(CivilTime(year: c.year, month: c.month, day: c.day))
+        case 1: return .local(c)
+        default: return .instant(Date(timeIntervalSince1970: TimeInterval(Int64.random(in: 0..<7_000_000_000, using: &rng))))
+        }
     }
 
     static func randomList(seed: UInt64, count: Int) -> [Alarm] {
@@ -201,6 +219,11 @@ import Testing
             out.append(("volume", .null))
         }
         if let c = a.created { out.append(("created", .string(RFC3339.format(c, in: .utc, milliseconds: true)))) }
+        out += [
+            ("every", str(a.every?.description)), ("from", str(a.from?.description)), ("until", str(a.until?.description)),
+            ("skip_holidays", .bool(a.skipHolidays)), ("paused", .bool(a.pause != nil)),
+            ("paused_until", str(a.pausedUntilBound?.description)),
+        ]
         return out
     }
 
@@ -299,6 +322,15 @@ import Testing
         with("label", "null").replacing("\"label\": \"x\"", with: "\"label\": 5"),
         with("volume", "\"bad\""), with("volume", "20").replacing("\"volume\": 50", with: "\"volume\": \"bad\""),
         with("id", "\"b\""), with("expression", "\"bad\"").replacing("\"expression\": \"Mon", with: "\"expression\": \"Tue"),
+        // Issue #12's keys.
+        with("every", "\"2w\""), with("every", "\"3d\""), with("every", "\"90m\""), with("every", "\"2\""), with("every", "5"),
+        with("every", "null"), with("every", "\"1.5d\""), with("from", "\"2026-11-23\""), with("from", "\"2026-13-01\""),
+        with("from", "\"2026-11-23T06:30\""), with("from", "\"2026-11-23T06:30:00+01:00\""), with("until", "\"someday\""),
+        with("until", "null"), with("until", "20261123"), with("skip_holidays", "true"), with("skip_holidays", "1"),
+        with("skip_holidays", "null"), with("paused", "true"), with("paused", "\"yes\""), with("paused_until", "\"2026-12-01\""),
+        with("paused_until", "\"soon\""), with("paused_until", "null"),
+        "[{\"id\": \"i\", \"at\": \"2026-01-02T03:04:05Z\", \"every\": \"90m\"}]",
+        "[{\"id\": \"i\", \"at\": \"2026-01-02T03:04:05Z\", \"every\": \"2w\"}]",
     ]
 
     @Test func hostileDocumentsAreAcceptedOrRefusedAsJSONDecoderDoes() {

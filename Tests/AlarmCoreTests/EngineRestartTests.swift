@@ -243,6 +243,16 @@ import Testing
         #expect(o["reason"] is NSNull)
         let next = try #require(o["next"] as? [String: Any])
         #expect(Set(next.keys) == ["id", "at"])
+        // Issue #12: `paused` only while an alarm is paused.
+        var p = s
+        p.paused = [.init(id: "wake", until: at("2026-05-10T00:00:00Z")), .init(id: "gym", until: nil)]
+        let po = try object(p)
+        #expect(Set(po.keys) == ["state", "alarm", "sound", "reason", "snoozed_until", "next", "warnings", "paused"])
+        let list = try #require(po["paused"] as? [[String: Any]])
+        #expect(list.map { $0["id"] as? String } == ["wake", "gym"])
+        #expect(list[0]["until"] as? String == "2026-05-10T01:00:00+01:00")
+        #expect(list[1]["until"] is NSNull)
+        #expect(try JSONDecoder().decode(EngineStatus.self, from: JSONEncoder().encode(p)).paused == p.paused)
         #expect(next["at"] as? String == "2026-05-05T08:00:00+01:00")
         let back = try JSONDecoder().decode(EngineStatus.self, from: JSONEncoder().encode(s))
         #expect(back.state == .snoozed && back.next?.at == s.next?.at && back.snoozedUntil == s.snoozedUntil)

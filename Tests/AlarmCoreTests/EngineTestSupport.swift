@@ -45,8 +45,11 @@ struct Rig {
     /// The latest `now` the engine has been told (events only: time passing unseen does not count).
     var latestEvent = Date.distantPast
 
-    init(_ alarms: [Alarm], now: Date, zone: Zone, settings: EngineSettings = .defaults, saved: EngineState? = nil) {
-        engine = Engine(settings: settings)
+    init(
+        _ alarms: [Alarm], now: Date, zone: Zone, settings: EngineSettings = .defaults, saved: EngineState? = nil,
+        holidays: HolidayCalendar = .empty
+    ) {
+        engine = Engine(settings: settings, holidays: holidays)
         self.now = now
         self.zone = zone
         store = alarms
@@ -60,7 +63,7 @@ struct Rig {
         now = time
         playing = nil
         timer = nil
-        engine = Engine(settings: engine.settings)
+        engine = Engine(settings: engine.settings, holidays: engine.holidays)
         send(.start(alarms: store, state: persisted))
     }
 
@@ -84,8 +87,10 @@ struct Rig {
             case .stopAudio: playing = nil
             case .persistState(let s): persisted = s
             case .clearSkipNext(let a):
-                if let i = store.firstIndex(where: { $0.id == a.id && $0.trigger == a.trigger }) { store[i].skipNext = false }
-            case .removeAlarm(let a): store.removeAll { $0.id == a.id && $0.trigger == a.trigger }
+                if let i = store.firstIndex(where: { $0.id == a.id && $0.sameSchedule(as: a) }) { store[i].skipNext = false }
+            case .clearPause(let a):
+                if let i = store.firstIndex(where: { $0.id == a.id && $0.sameSchedule(as: a) && $0.pause == a.pause }) { store[i].pause = nil }
+            case .removeAlarm(let a): store.removeAll { $0.id == a.id && $0.sameSchedule(as: a) }
             case .recordHistory(let e): history.append(e)
             case .publishStatus(let s): status = s
             case .log(let l, let m): logs.append((l, m))

@@ -88,6 +88,28 @@ func daily(_ id: String, _ time: String = "07:00", label: String? = nil) throws 
         #expect(try store.load().first?.skipNext == true)
     }
 
+    /// Issue #12: the engine forgets an ended pause only if it is still the one it saw, and a
+    /// new `until` is a new schedule to `removeRung`.
+    @Test func clearPauseSkipsAPauseSetAgainAndRemoveRungANewUntil() throws {
+        let store = AlarmStore(stateDir: try stateDirectory())
+        var a = try daily("wake", "07:00")
+        a.pause = .until(.instant(Date(timeIntervalSince1970: 1_800_000_000)))
+        try store.add(a)
+        var again = a
+        again.pause = .indefinitely  // alarm pause wake, meanwhile
+        try store.add(again)
+        #expect(try store.apply(.clearPause(a)) == false)
+        #expect(try store.load().first?.pause == .indefinitely)
+        try store.add(a)
+        #expect(try store.apply(.clearPause(a)))
+        #expect(try store.load().first?.pause == nil)
+        var bounded = try daily("wake", "07:00")
+        bounded.until = .day(CivilTime(year: 2027, month: 1, day: 31))
+        try store.add(bounded)
+        #expect(try store.removeRung(try daily("wake", "07:00")) == false, "the until changed: another schedule")
+        #expect(try store.removeRung(bounded))
+    }
+
     @Test func replaceAndSkipFlags() throws {
         let store = AlarmStore(stateDir: try stateDirectory())
         let a = try daily("a")

@@ -38,6 +38,28 @@ struct ConfigurationTests {
         #expect(d.stateDir == "/from/file")
     }
 
+    @Test("holidays: none by default; a relative path is read next to the config file")
+    func holidaysSetting() throws {
+        #expect(try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("")]).holidays == nil)
+        let file = try tempFile("holidays = feiertage.ics\n")
+        let dir = (file as NSString).deletingLastPathComponent
+        #expect(try Configuration.resolve(environment: ["ALARM_CONFIG": file]).holidays == dir + "/feiertage.ics")
+        #expect(try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("holidays = /etc/alarm/holidays.txt")]).holidays
+            == "/etc/alarm/holidays.txt")
+    }
+
+    @Test("a holidays file that cannot be used is a problem naming the file, the line and the reason")
+    func holidaysFileProblems() throws {
+        let good = try tempFile("2026-12-25 Christmas\n")
+        #expect(try HolidaysFile.load(good).holiday(on: CivilTime(year: 2026, month: 12, day: 25)) == "Christmas")
+        let bad = try tempFile("2026-12-25 Christmas\n2026-02-31 nope\n")
+        #expect(throws: HolidaysFile.Problem.self) { try HolidaysFile.load(bad) }
+        do { _ = try HolidaysFile.load(bad) } catch {
+            #expect("\(error)" == "holidays file \(bad): line 2: '2026-02-31' is not a date: February 2026 has 28 days")
+        }
+        do { _ = try HolidaysFile.load("/nonexistent/holidays.ics") } catch { #expect("\(error)".contains("does not exist")) }
+    }
+
     @Test("mixer_floor and mixer_control: 50 % and the card's first control by default; 0 turns the floor off")
     func mixerSettings() throws {
         let d = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("")])

@@ -1,0 +1,84 @@
+import AlarmCore
+import AlarmOptions
+import ArgumentParser
+import FoundationEssentials
+
+/// `alarm pause [ID...|--all] [--until DATE|--for DURATION]`: a vacation (issue #12). The pause
+/// is kept with each alarm in the store (`paused`, `paused_until`), written under the store's
+/// lock like every edit; alarmd records each occurrence it covers as `paused` and rings none.
+/// `--all` pauses the alarms there are now; alarms added later are not paused.
+struct Pause: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Pause alarms (a vacation): their occurrences are recorded as paused, not rung.",
+        discussion: """
+            alarm pause work --until 2026-12-01      (rings again from 2026-12-01 00:00 in its zone)
+            alarm pause --all --for 2w
+            alarm pause gym                          (until alarm resume)
+            """)
+
+    @OptionGroup var options: SettingsOptions
+
+    @Argument(help: "The ids to pause.")
+    var ids: [String] = []
+
+    @Flag(help: "Pause every alarm.")
+    var all = false
+
+    @Option(help: ArgumentHelp(
+        "The pause ends at this date (its midnight; YYYY-MM-DD or YYYY-MM-DDTHH:MM in the alarm's zone, or RFC 3339).",
+        valueName: "date"))
+    var until: String?
+
+    @Option(name: .customLong("for"), help: ArgumentHelp("The pause ends after this long (3d, 2w, 12h).", valueName: "duration"))
+    var length: String?
+
+    func validate() throws {
+        guard all != !ids.isEmpty else { throw ValidationError("give the ids to pause, or --all") }
+        if until != nil && length != nil { throw ValidationError("give --until or --for, not both") }
+    }
+
+    func run() throws {
+        let ctx = try Context(options)
+        var pause = AlarmCore.Pause.indefinitely
+        if let until {
+            do { pause = .until(try ScheduleBound.parse(until)) } catch { throw CLIError("--until: \(error)") }
+        } else if let length {
+            let seconds: Int64
+            do {
+                switch try RepeatInterval.parse(length) {
+                case .days(let n): seconds = Int64(n) * 86400
+                case .weeks(let n): seconds = Int64(n) * 604_800
+                case .seconds(let s): seconds = s
+                }
+            } catch { throw CLIError("--for: \(error)") }
+            pause = .until(.instant(Date(timeIntervalSince1970: (ctx.now.timeIntervalSince1970 + Double(seconds)).rounded(.up))))
+        }
+        let result: (changed: [Alarm], missing: [String])
+        do {
+            result = try ctx.store.update { list in
+                let missing = ids.filter { id in !list.contains { $0.id == id } }
+                guard missing.isEmpty else { return ([], missing) }
+                var changed: [Alarm] = []
+                for i in list.indices where all || ids.contains(list[i].id) {
+                    var a = list[i]
+                    a.pause = pause
+                    if case .until = pause, let end = a.pauseEnd(systemZone: ctx.zone), end <= ctx.now {
+                        throw CLIError("--until \(until ?? ""): the pause would already be over for '\(a.id)' (\(ctx.rfc3339(end, for: a)))")
+                    }
+                    list[i] = a
+                    changed.append(a)
+                }
+                return (changed, [])
+            }
+        } catch let error as CLIError { throw error } catch { throw CLIError(error) }
+        if !result.missing.isEmpty {
+            throw CLIError("no alarm with id \(result.missing.map { "'\($0)'" }.joined(separator: ", ")); nothing was paused")
+        }
+        if result.changed.isEmpty { print("no alarms to pause") }
+        for a in result.changed {
+            let until = a.pauseEnd(systemZone: ctx.zone).map { "until " + ctx.rfc3339($0, for: a) } ?? "until alarm resume"
+            let next = ctx.nextRing(a).map { "; next ring " + ctx.rfc3339($0, for: a) } ?? ""
+            print("paused \(a.id) \(until)\(next)")
+        }
+    }
+}
