@@ -4,7 +4,7 @@ import FoundationEssentials
 public enum AlarmTrigger: Hashable, Sendable {
     /// Floating when the expression has no zone (the system zone's wall clock, whatever it is
     /// at the time), pinned when it names one.
-    case calendar(CalendarExpression)
+    indirect case calendar(CalendarExpression)
     /// An instant (`--in 20m`, `--at ...`): unaffected by zone changes, rings once.
     case instant(Date)
 }

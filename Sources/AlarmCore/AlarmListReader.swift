@@ -140,6 +140,11 @@ private struct Reader {
     var problem: AlarmListProblem?
     /// Zone names as written → canonical spelling (each lookup may read the tz database).
     var zones: [String: String] = [:]
+    /// Expressions as written → parsed (a store repeats its expressions: `Mon..Fri 06:30` in many
+    /// alarms); equal texts share one parsed value, so the parse and its memory are paid once.
+    var expressions: [String: CalendarExpression] = [:]
+    /// The last `created` text and its instant: alarms made together (an import) share it.
+    var lastCreated: (text: String, date: Date)?
     /// The values of the alarm object being read, by `Key`; one buffer for the whole list.
     var slots = [Raw?](repeating: nil, count: Key.allCases.count)
 
@@ -322,7 +327,12 @@ private struct Reader {
         } else {
             let text = try required(.expression)
             var expr: CalendarExpression
-            do { expr = try CalendarExpression(text) } catch { throw fail(.expression, "\(error)") }
+            if let parsed = expressions[text] {
+                expr = parsed
+            } else {
+                do { expr = try CalendarExpression(text) } catch { throw fail(.expression, "\(error)") }
+                expressions[text] = expr
+            }
             if let zone = try optionalString(.zone) {
                 if let known = zones[zone] {
                     expr.zone = known
@@ -343,8 +353,13 @@ private struct Reader {
         let skipNext = try bool(.skipNext) ?? false
         var created: Date? = nil
         if let text = try optionalString(.created) {
-            guard let date = RFC3339.parse(text) else { throw fail(.created, "'\(text)' is not an RFC 3339 timestamp") }
-            created = date
+            if let last = lastCreated, last.text == text {
+                created = last.date
+            } else {
+                guard let date = RFC3339.parse(text) else { throw fail(.created, "'\(text)' is not an RFC 3339 timestamp") }
+                created = date
+                lastCreated = (text, date)
+            }
         }
         func text<T>(_ k: Key, _ parse: (String) throws(AlarmError) -> T) throws(AlarmListProblem) -> T? {
             guard let t = try optionalString(k) else { return nil }

@@ -11,8 +11,10 @@ extension Engine {
             fx.replay(journal)
             fx.log(.info, "replaying \(journal.history.count) history entr(ies) and \(journal.store.count) store change(s) saved with the state")
         }
-        alarms = Self.unique(list)
-        alarmIDs = Set(alarms.map(\.id))
+        // The first of each id (one set built serves both).
+        var seen = Set<String>(minimumCapacity: list.count)
+        alarms = list.filter { seen.insert($0.id).inserted }
+        alarmIDs = seen
         dueHint = nil
         lastStatus = nil
         self.zone = zone
@@ -24,7 +26,7 @@ extension Engine {
         for a in alarms {
             state.marks[a.id] = firstMark(for: a, saved: state.marks[a.id], fallback: legacyBase, now: now)
         }
-        orphans = Set(state.marks.keys).subtracting(alarms.map(\.id))
+        orphans = Set(state.marks.keys.lazy.filter { !seen.contains($0) })
         if saved == nil {
             fx.log(.notice, "no saved state: starting fresh at \(RFC3339.format(now, in: zone))")
         }

@@ -118,7 +118,9 @@ public struct Zone: Sendable, Hashable, CustomStringConvertible {
 
 /// The lookup tables behind a `Zone`. Equality compares the source (transitions, types, rule);
 /// the derived offset-change table follows from them.
-struct ZoneRules: Sendable, Equatable {
+/// A class: immutable, and shared by every copy of its zone (an alarm's zone is copied at each
+/// occurrence computed; a struct of five arrays and a rule made each copy a dozen retains).
+final class ZoneRules: Sendable, Equatable {
     /// Every transition of the file, and the type in force from it on.
     let times: [Int64]
     let typeIndices: [UInt8]
@@ -131,7 +133,7 @@ struct ZoneRules: Sendable, Equatable {
     let changeTimes: [Int64]
     let changeOffsets: [Int32]
 
-    init(fixed offset: Int32, abbreviation: String) {
+    convenience init(fixed offset: Int32, abbreviation: String) {
         self.init(TZif(version: 3, times: [], typeIndices: [], types: [.init(offset: offset, isDaylight: false, abbreviation: abbreviation)], footer: nil), tail: nil)
     }
 
@@ -153,7 +155,7 @@ struct ZoneRules: Sendable, Equatable {
     }
 
     static func == (a: ZoneRules, b: ZoneRules) -> Bool {
-        a.times == b.times && a.typeIndices == b.typeIndices && a.types == b.types && a.tail == b.tail
+        a === b || a.times == b.times && a.typeIndices == b.typeIndices && a.types == b.types && a.tail == b.tail
     }
 
     func offset(atUnix t: Int64) -> Int {

@@ -16,16 +16,14 @@ public struct StateFile: Sendable {
     public func load() throws -> EngineState? {
         guard let bytes = try AtomicFile.read(path) else { return nil }
         do {
-            return try JSONDecoder().decode(EngineState.self, from: Data(bytes))
+            return try EngineStateJSON.decode(bytes)
         } catch {
             throw StoreError(path: path, message: "cannot read the saved ring state (\(JSONProblem.describe(error)))")
         }
     }
 
     public func save(_ state: EngineState) throws {
-        // Keys unsorted: sorting 10,000 marks costs more than the rest of a start.
-        let e = JSONEncoder()
-        try AtomicFile.write(Array(try e.encode(state)) + [UInt8(ascii: "\n")], to: path)
+        try AtomicFile.write(try EngineStateJSON.encode(state) + [UInt8(ascii: "\n")], to: path)
     }
 
     /// Moves an unreadable state file to `state.json.corrupt` (replacing an older one) so that it

@@ -173,6 +173,26 @@ import Testing
         }
     }
 
+    /// The reader parses each expression text once per document and keeps the last `created`:
+    /// alarms that share them still get their own zone, created and everything else.
+    @Test func sharedExpressionsAndCreatedStayPerAlarm() throws {
+        let doc = """
+            [{"id":"a","expression":"Mon..Fri 06:30","mode":"floating","once":false,"skip_next":false,"created":"2026-01-01T10:00:00.000+00:00"},
+             {"id":"b","expression":"Mon..Fri 06:30","zone":"Europe/Berlin","mode":"pinned","once":false,"skip_next":false,"created":"2026-01-01T10:00:00.000+00:00"},
+             {"id":"c","expression":"Mon..Fri 06:30","zone":"America/New_York","mode":"pinned","once":false,"skip_next":true,"created":"2026-01-02T10:00:00.000+00:00"},
+             {"id":"d","expression":"Mon..Fri 06:30","mode":"floating","once":true,"skip_next":false,"created":"2026-01-01T10:00:00.000+00:00"}]
+            """
+        let ours = try AlarmListReader.decode(Array(doc.utf8))
+        let theirs = try JSONDecoder().decode([Alarm].self, from: Data(doc.utf8))
+        #expect(ours == theirs)
+        let zones = ours.map { a -> String? in
+            if case .calendar(let e) = a.trigger { return e.zone }
+            return "?"
+        }
+        #expect(zones == [nil, "Europe/Berlin", "America/New_York", nil])
+        #expect(ours.map(\.created) == [at("2026-01-01T10:00:00Z"), at("2026-01-01T10:00:00Z"), at("2026-01-02T10:00:00Z"), at("2026-01-01T10:00:00Z")])
+    }
+
     /// Hand-made documents in random shapes: keys in any order, compact or spread out, escapes
     /// where plain text would do, nulls for absent values, unknown keys with nested values.
     @Test func theReaderAgreesWithJSONDecoderOnGeneratedDocuments() throws {
