@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "alarm", targets: ["alarm"]),
         .executable(name: "alarmd", targets: ["alarmd"]),
+        .executable(name: "alarm-web", targets: ["alarm-web"]),
         // What the package ships: alarm and alarmd in one binary, chosen by the name it is run as.
         .executable(name: "alarm-multicall", targets: ["AlarmMultiCall"]),
         .executable(name: "alarm-bench", targets: ["AlarmBench"]),
@@ -14,6 +15,11 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // alarm-web's HTTP server. No traits: its default ones bring in full Foundation (ICU)
+        // and swift-configuration.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0", traits: []),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // C at the edges: one modulemap + one header each.
@@ -45,7 +51,7 @@ let package = Package(
         .target(
             name: "AlarmCLI",
             dependencies: [
-                "AlarmCore", "AlarmAudio", "AlarmDaemon", "AlarmOptions", "AlarmSystem",
+                "AlarmCore", "AlarmAudio", "AlarmDaemon", "AlarmOptions", "AlarmSystem", "AlarmWebAuth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .target(
@@ -55,16 +61,34 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // alarm-web's sign-in rules (token, sessions, CSRF, rate limit): pure, no HTTP server.
+        .target(name: "AlarmWebAuth", dependencies: ["AlarmCore", "AlarmSystem"]),
+        // alarm-web (issue #14): the JSON API and the page over Hummingbird, through the CLI's code.
+        .target(
+            name: "AlarmWeb",
+            dependencies: [
+                "AlarmCLI", "AlarmCore", "AlarmDaemon", "AlarmOptions", "AlarmSystem", "AlarmWebAuth",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]),
+
         // Executables: wiring only.
         .executableTarget(name: "alarm", dependencies: ["AlarmCLI"]),
         .executableTarget(name: "alarmd", dependencies: ["AlarmdCommand"]),
-        .executableTarget(name: "AlarmMultiCall", dependencies: ["AlarmCLI", "AlarmdCommand"]),
+        .executableTarget(name: "alarm-web", dependencies: ["AlarmWeb"]),
+        .executableTarget(name: "AlarmMultiCall", dependencies: ["AlarmCLI", "AlarmdCommand", "AlarmWeb"]),
         .executableTarget(name: "AlarmBench", dependencies: ["AlarmCore", "AlarmAudio", "AlarmDaemon"]),
 
         .testTarget(name: "AlarmCoreTests", dependencies: ["AlarmCore"]),
         .testTarget(name: "AlarmAudioTests", dependencies: ["AlarmAudio", "AlarmTestSupport"]),
         .testTarget(name: "AlarmSystemTests", dependencies: ["AlarmSystem"]),
         .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon"]),
+        .testTarget(name: "WebAuthTests", dependencies: ["AlarmWebAuth"]),
+        // alarm-web over real HTTP (and the page in headless Chromium) against the built binaries.
+        .testTarget(name: "WebTests", dependencies: ["alarm", "alarmd", "alarm-web", "AlarmTestSupport"]),
         // Real-audio harness shared by the test targets: a PulseAudio null sink and its recorder.
         .target(name: "AlarmTestSupport", path: "Tests/AlarmTestSupport"),
         // Runs the built binaries as processes.

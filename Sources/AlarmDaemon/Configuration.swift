@@ -42,6 +42,10 @@ public struct Configuration: Equatable, Sendable {
     /// The mixer control the floor applies to (config `mixer_control`: `Master`, or `Master,1`
     /// for index 1); nil: the card's first playback volume control (Master, PCM, Speaker, …).
     public var mixerControl: String? = nil
+    /// Where alarm-web listens (config `web_listen`, `HOST:PORT`): loopback unless set.
+    public var webListen = "127.0.0.1:8475"
+    /// alarm-web's access token (config `web_token_file`).
+    public var webTokenPath = "/etc/alarm/web-token"
 
     public static let defaultConfigPath = "/etc/alarm/alarm.conf"
 
@@ -124,7 +128,7 @@ public struct Configuration: Equatable, Sendable {
 
     /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, fade_in,
     /// grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight,
-    /// fallback_command, mixer_floor, mixer_control.
+    /// fallback_command, mixer_floor, mixer_control, web_listen, web_token_file.
     mutating func apply(file path: String) throws {
         // Plain open and read: /dev/null (no config) works too.
         guard let bytes = try? AtomicFile.read(path) else {
@@ -170,8 +174,10 @@ public struct Configuration: Equatable, Sendable {
             case "preflight":
                 preflight = value == "0" ? 0 : try duration()
             case "fallback_command": fallbackCommand = value
+            case "web_listen": webListen = value
+            case "web_token_file": webTokenPath = value
             default:
-                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control)")
+                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, web_listen, web_token_file)")
             }
         }
     }

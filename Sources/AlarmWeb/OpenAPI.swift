@@ -1,0 +1,3 @@
+enum OpenAPI {
+    static let document = "{}"
+}
