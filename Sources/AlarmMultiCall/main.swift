@@ -1,12 +1,15 @@
 import AlarmCLI
+import AlarmWeb
 import AlarmdCommand
 
-// One binary for the package (`/usr/bin/alarm`, with `/usr/bin/alarmd` a link to it): the two
-// programs share nearly all their code and the Swift runtime, so one copy on a Pi's SD card
-// instead of two. Which program runs is the name it was called by, as busybox does.
+// One binary for the package (`/usr/bin/alarm`, with `/usr/bin/alarmd` and `/usr/bin/alarm-web`
+// links to it): the programs share nearly all their code and the Swift runtime, so one copy on a
+// Pi's SD card instead of several. Which program runs is the name it was called by, as busybox does.
 let name = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "alarm"
 if name == "alarmd" {
     Alarmd.main()
+} else if name == "alarm-web" {
+    AlarmWebCommand.main()
 } else {
     AlarmCommand.main()
 }
