@@ -65,6 +65,8 @@ struct WebServer {
             do {
                 var buffer = try await request.body.collect(upTo: WebAPI.maximumBody)
                 body = buffer.readBytes(length: buffer.readableBytes) ?? []
+            } catch is NIOTooManyBytesError {
+                return api.handle413()
             } catch let error as HTTPError where error.status == .contentTooLarge {
                 return api.handle413()
             } catch {
