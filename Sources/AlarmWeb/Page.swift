@@ -28,6 +28,7 @@ enum PageHTML {
 </header>
 
 <main>
+<p id="message" class="message" role="status" aria-live="polite"></p>
 <section id="signin-view" hidden aria-labelledby="signin-title">
   <h2 id="signin-title">Sign in</h2>
   <form id="signin-form">
@@ -93,7 +94,6 @@ enum PageHTML {
     <ol id="history" class="history" reversed></ol>
   </section>
 </div>
-<p id="message" class="message" role="status" aria-live="polite"></p>
 </main>
 </body>
 </html>

@@ -100,10 +100,10 @@ enum PageScript {
     warnings.replaceChildren(...(s.warnings || []).map((w) => element("li", "", w)));
     if (s.state === "ringing" || s.state === "snoozed") {
       ringing.hidden = false;
-      const who = s.alarm || "ring";
+      const who = s.alarm || "the test ring";
       if (s.state === "ringing") {
         $("ringing-title").textContent = "Ringing";
-        $("ringing-what").textContent = who + " is ringing (" + (s.sound && s.sound !== "default" ? s.sound : "default tone") + ")";
+        $("ringing-what").textContent = (s.alarm ? s.alarm + " is ringing" : "Ringing now") + " (" + (s.sound && s.sound !== "default" ? s.sound : "default tone") + ")";
         $("snooze").hidden = false;
       } else {
         $("ringing-title").textContent = "Snoozed";

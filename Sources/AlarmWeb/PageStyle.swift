@@ -53,7 +53,8 @@ button.stop { background: var(--danger); color: var(--danger-fg); border-color: 
 .preview ol { margin: 4px 0 0; padding-left: 1.4em; }
 .preview .error { color: var(--danger); }
 .history li { border-top: 1px solid var(--line); padding: 6px 0; font-size: 0.95rem; overflow-wrap: anywhere; }
-.message { min-height: 1.4em; font-weight: 600; overflow-wrap: anywhere; }
+.message:empty { display: none; }
+.message { margin: 8px 0 0; font-weight: 600; overflow-wrap: anywhere; }
 .message.error { color: var(--danger); }
 [hidden] { display: none !important; }
 """#
