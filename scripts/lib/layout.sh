@@ -23,6 +23,8 @@ FISHCOMPDIR=$PREFIX/share/fish/vendor_completions.d
 # Debian's zsh searches vendor-completions under /usr, site-functions under /usr/local.
 if [ "$PREFIX" = /usr ]; then ZSHCOMPDIR=$PREFIX/share/zsh/vendor-completions; else ZSHCOMPDIR=$PREFIX/share/zsh/site-functions; fi
 CONFFILE=$SYSCONFDIR/alarm/alarm.conf
+# alarm-web's access token: made at install when missing (0640 root:alarm), never shipped.
+WEBTOKEN=$SYSCONFDIR/alarm/web-token
 # Every installed file is listed here, so that uninstall removes exactly what install wrote
 # even if the checkout has changed since.
 MANIFEST=$DATADIR/installed-files
@@ -31,8 +33,8 @@ MANIFEST=$DATADIR/installed-files
 # only created when absent and only removed when unchanged or on --purge.
 alarm_files() {
     local repo=$1 s
-    printf '%s\n' "$BINDIR/alarm" "$BINDIR/alarmd" "$LIBEXECDIR/alarm-button" \
-        "$UNITDIR/alarmd.service" "$UNITDIR/alarm-button.service" "$USERUNITDIR/alarmd.service" \
+    printf '%s\n' "$BINDIR/alarm" "$BINDIR/alarmd" "$BINDIR/alarm-web" "$LIBEXECDIR/alarm-button" \
+        "$UNITDIR/alarmd.service" "$UNITDIR/alarm-button.service" "$UNITDIR/alarm-web.service" "$USERUNITDIR/alarmd.service" \
         "$SYSUSERSDIR/alarm.conf" \
         "$DOCDIR/README.md" "$DOCDIR/raspberry-pi.md" "$DOCDIR/alarm.conf.example" \
         "$BASHCOMPDIR/alarm" "$ZSHCOMPDIR/_alarm" "$FISHCOMPDIR/alarm.fish"
@@ -49,7 +51,7 @@ alarm_dirs() {
 
 # Units, scripts and the config example name /usr paths; rewrites them for another PREFIX.
 alarm_subst() {
-    sed -e "s|/usr/bin/alarmd|$BINDIR/alarmd|g" -e "s|/usr/lib/alarm/|$LIBEXECDIR/|g" \
+    sed -e "s|/usr/bin/alarmd|$BINDIR/alarmd|g" -e "s|/usr/bin/alarm-web|$BINDIR/alarm-web|g" -e "s|/usr/lib/alarm/|$LIBEXECDIR/|g" \
         -e "s|/usr/share/doc/alarm/|$DOCDIR/|g" -e "s|/usr/share/alarm/sounds|$SOUNDSDIR|g" "$1"
 }
 
