@@ -4,7 +4,6 @@ import AlarmOptions
 import AlarmSystem
 import AlarmWebAuth
 import ArgumentParser
-import NIOPosix
 
 /// `alarm-web`: the phone's page and the JSON API (issue #14). Wiring only: settings → token,
 /// gate, actions → server. The multi-call binary runs it when called as `alarm-web`;
@@ -39,17 +38,14 @@ public struct AlarmWebCommand: ParsableCommand {
         }
         let api = WebAPI(actions: AlarmActions(config: config), gate: SharedGate(token: token))
         let server = WebServer(api: api, listen: address)
-        // The server is async; this command is not (the multi-call binary's other programs
-        // are plain ones): wait for it on a promise of NIO's.
-        let promise = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Void.self)
-        promise.completeWithTask {
-            try await server.run { bound in
+        Termination.exitCleanlyOnSignals()
+        do {
+            try server.run { bound in
                 WebLog.info("listening on http://\(bound)/ (state \(config.stateDir), runtime \(config.runtimeDir))")
                 try? SDNotify().ready()
             }
-        }
-        do { try promise.futureResult.wait() } catch {
-            WebLog.error("\(error)")
+        } catch {
+            WebLog.error("cannot listen on \(address): \(error)")
             throw ExitCode(1)
         }
     }

@@ -1,87 +1,89 @@
+import AlarmCore
 import AlarmSystem
 import AlarmWebAuth
 import FoundationEssentials
-import HTTPTypes
-import Hummingbird
-import Logging
-import NIOCore
-import NIOPosix
+import Glibc
 
-/// The HTTP side of alarm-web, kept thin: Hummingbird accepts connections and reads each
-/// request's body (at most `WebAPI.maximumBody`: 413 past it), `WebAPI` decides on a thread of
-/// NIO's pool (it blocks on files and on alarmd), and the answer goes back as it is.
+/// The HTTP side of alarm-web, kept thin: accepts connections on the listening socket, reads
+/// one request per connection on a thread of its own (`HTTPWire`, at most 16 KiB of head and
+/// `WebAPI.maximumBody` of body, 10 s without progress ends it), asks `WebAPI`, writes the answer
+/// and closes. At most `maximumConnections` at once; one more gets 503 at once.
 struct WebServer {
     let api: WebAPI
     let listen: ListenAddress
+    static let maximumConnections = 32
+    static let timeout = 10
 
-    /// Runs until SIGTERM or SIGINT. `ready` is told the address it listens on (the port when 0
-    /// was asked for).
-    func run(ready: @escaping @Sendable (String) -> Void) async throws {
-        var logger = Logger(label: "alarm-web")
-        logger.logLevel = .warning
-        let app = Application(
-            responder: Responder(api: api),
-            configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: nil, reuseAddress: true),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? listen.port
-                ready(ListenAddress(host: listen.host, port: port).description)
-            },
-            logger: logger)
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
-    }
-
-    /// Hummingbird's request context, with the client's address.
-    struct Context: RequestContext {
-        var coreContext: CoreRequestContextStorage
-        let address: String
-
-        init(source: ApplicationRequestContextSource) {
-            coreContext = .init(source: source)
-            address = source.channel.remoteAddress?.ipAddress ?? "unknown"
-        }
-    }
-
-    struct Responder: HTTPResponder {
-        let api: WebAPI
-
-        func respond(to request: Request, context: Context) async throws -> Response {
-            let response = await handle(request, context: context)
-            var fields = HTTPFields()
-            for (name, value) in response.headers {
-                if let n = HTTPField.Name(name) { fields.append(HTTPField(name: n, value: value)) }
+    /// Listens, tells `ready` the address (with the port bound when 0 was asked for), and serves
+    /// until the process ends.
+    func run(ready: (String) -> Void) throws -> Never {
+        let listener = try TCPListener(host: listen.host, port: listen.port)
+        ready(ListenAddress(host: listen.host, port: listener.port).description)
+        let active = ConnectionCount()
+        while true {
+            let connection: TCPConnection
+            do { connection = try listener.accept() } catch {
+                // Out of descriptors or memory for a moment: try again shortly, never spin.
+                usleep(100_000)
+                continue
             }
-            let bytes = request.method == .head ? [] : response.body
-            return Response(
-                status: HTTPResponse.Status(code: response.status), headers: fields,
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-        }
-
-        private func handle(_ request: Request, context: Context) async -> WebResponse {
-            // A declared length over the limit is refused before anything is read.
-            if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > WebAPI.maximumBody {
-                return api.handle413()
+            connection.setTimeout(seconds: Self.timeout)
+            guard active.enter(limit: Self.maximumConnections) else {
+                try? connection.write(HTTPWire.encode(api.finish(.error(503, "too many connections: try again")), head: false))
+                connection.finish()
+                continue
             }
-            let body: [UInt8]
-            do {
-                var buffer = try await request.body.collect(upTo: WebAPI.maximumBody)
-                body = buffer.readBytes(length: buffer.readableBytes) ?? []
-            } catch is NIOTooManyBytesError {
-                return api.handle413()
-            } catch let error as HTTPError where error.status == .contentTooLarge {
-                return api.handle413()
-            } catch {
-                return api.finish(.error(400, "the request's body could not be read"))
-            }
-            let web = WebRequest(
-                method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
-                headers: request.headers.map { ($0.name.canonicalName, $0.value) }, body: body, address: context.address)
             let api = self.api
-            do {
-                return try await NIOThreadPool.singleton.runIfActive { api.handle(web) }
-            } catch {
-                return api.finish(.error(503, "alarm-web is shutting down"))
+            let started = Threads.detach {
+                Self.serve(connection, api: api)
+                active.leave()
             }
+            if !started { active.leave() }
         }
+    }
+
+    static func serve(_ connection: TCPConnection, api: WebAPI) {
+        let response: WebResponse
+        var isHead = false
+        let read: Result<(head: HTTPWire.Head, body: [UInt8]), HTTPWire.Failure>
+        do { read = .success(try HTTPWire.read(maximumBody: WebAPI.maximumBody) { try connection.read() }) } catch {
+            read = .failure(error)
+        }
+        switch read {
+        case .success(let (head, body)):
+            isHead = head.method == "HEAD"
+            response = api.handle(WebRequest(method: head.method, path: head.path, query: head.query, headers: head.headers, body: body, address: connection.peer))
+        case .failure(.closed):
+            return
+        case .failure(.tooLarge):
+            response = api.handle413()
+        case .failure(.bad(let why)):
+            response = api.finish(.error(400, why))
+        case .failure(.notImplemented(let why)):
+            response = api.finish(.error(501, why))
+        }
+        try? connection.write(HTTPWire.encode(response, head: isHead))
+        connection.finish()
+    }
+}
+
+/// How many connections are being served.
+final class ConnectionCount: @unchecked Sendable {
+    private let lock = Lock()
+    private var count = 0
+
+    func enter(limit: Int) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard count < limit else { return false }
+        count += 1
+        return true
+    }
+
+    func leave() {
+        lock.lock()
+        count -= 1
+        lock.unlock()
     }
 }
 

@@ -175,6 +175,29 @@ import Testing
         let hugeHeaderless = try http.exchange(Data("POST /api/alarms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(h.token)\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n{".utf8))
         #expect(hugeHeaderless.status == 413)
 
+        // Malformed HTTP: 400 (or 501 for a transfer coding it does not know), never a crash.
+        for (raw, want) in [
+            ("GARBAGE\r\n\r\n", 400), ("GET /api/status HTTP/9.9\r\nHost: x\r\n\r\n", 400), ("GET api/status HTTP/1.1\r\n\r\n", 400),
+            ("GET /api/status HTTP/1.1\r\nno colon here\r\n\r\n", 400), ("GET /api/status HTTP/1.1\r\nBad Name: x\r\n\r\n", 400),
+            ("POST /api/alarms HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}", 400),
+            ("POST /api/alarms HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}x", 400),
+            ("POST /api/alarms HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400),
+            ("POST /api/alarms HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
+            ("POST /api/alarms HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+            ("GET /api/status HTTP/1.1\r\nX-Long: " + String(repeating: "a", count: 20_000) + "\r\n\r\n", 400),
+        ] {
+            let r = try http.exchange(Data(raw.utf8))
+            #expect(r.status == want, "\(raw.prefix(60)): \(r.status) \(r.text)")
+            #expect(r.error != nil)
+        }
+        // A chunked body under the limit is read like any other.
+        let chunkedAlarm = Data("{\"id\": \"chunked\", \"expression\": \"07:00\"}".utf8)
+        var small = Data((String(chunkedAlarm.count, radix: 16) + "\r\n").utf8)
+        small.append(chunkedAlarm)
+        small.append(Data("\r\n0\r\n\r\n".utf8))
+        #expect(try http.send("POST", "/api/alarms", headers: [("Transfer-Encoding", "chunked")], body: small).status == 201)
+        #expect(try http.send("DELETE", "/api/alarms/chunked").status == 200)
+
         // Odd ids in paths: no such alarm (404), a broken escape (400), never a file.
         for path in ["/api/alarms/%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/api/alarms/..", "/api/alarms/%00", "/api/alarms/" + String(repeating: "a", count: 4000),
                      "/api/alarms/%E2%80%AE", "/api/alarms/x%22%3Cscript%3E"] {
@@ -321,6 +344,27 @@ import Testing
         #expect(try h.cli("list", "--json").stdout.contains("\"id\" : \"a\""))
         // SIGTERM ends it cleanly.
         #expect(h.stopWeb() == 0)
+    }
+
+    @Test func idleConnectionsAreBoundedAndTimedOut() throws {
+        let h = try WebHarness(withDaemon: false)
+        defer { h.shutdown() }
+        // 32 connections that send nothing hold every slot: the next caller gets 503 at once.
+        var idle: [Int32] = []
+        defer { for fd in idle { close(fd) } }
+        for _ in 0..<32 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = in_port_t(UInt16(h.port).bigEndian)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            #expect(ok == 0)
+            idle.append(fd)
+        }
+        #expect(h.wait(5) { (try? h.http.get("/api/status"))?.status == 503 })
+        // The server gives up on them after 10 s without a byte; then it answers again.
+        #expect(h.wait(20) { (try? h.http.get("/api/status"))?.status == 200 })
     }
 
     @Test func aMissingTokenFileLetsNobodyIn() throws {
