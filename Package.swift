@@ -79,6 +79,7 @@ let package = Package(
         .testTarget(name: "AlarmSystemTests", dependencies: ["AlarmSystem"]),
         .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon"]),
         .testTarget(name: "WebAuthTests", dependencies: ["AlarmWebAuth"]),
+        .testTarget(name: "WebUnitTests", dependencies: ["AlarmWeb"]),
         // alarm-web over real HTTP (and the page in headless Chromium) against the built binaries.
         .testTarget(name: "WebTests", dependencies: ["alarm", "alarmd", "alarm-web", "AlarmTestSupport"], exclude: ["Browser"]),
         // Real-audio harness shared by the test targets: a PulseAudio null sink and its recorder.
