@@ -9,15 +9,7 @@ enum OpenAPI {
     "version": "1",
     "description": "The JSON API of alarm-web (issue #14). Every endpoint but this document, the page and POST /api/session needs credentials: 'Authorization: Bearer TOKEN' (the token of /etc/alarm/web-token; alarm web-token prints it), or the page's session cookie, with the session's CSRF token as X-CSRF-Token on every POST and DELETE. After 5 failed sign-ins in a minute from one address every request from it gets 429. Errors are {\"error\": \"message\"}; the messages are the CLI's. Bodies over 64 KiB get 413."
   },
-  "security": [
-    {
-      "bearer": []
-    },
-    {
-      "session": [],
-      "csrf": []
-    }
-  ],
+  "security": [{"bearer": []}, {"session": [], "csrf": []}],
   "paths": {
     "/api/status": {
       "get": {
@@ -25,20 +17,10 @@ enum OpenAPI {
         "responses": {
           "200": {
             "description": "The status",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Status"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}
           },
-          "401": {
-            "$ref": "#/components/responses/Unauthorized"
-          },
-          "429": {
-            "$ref": "#/components/responses/TooMany"
-          }
+          "401": {"$ref": "#/components/responses/Unauthorized"},
+          "429": {"$ref": "#/components/responses/TooMany"}
         }
       }
     },
@@ -48,84 +30,34 @@ enum OpenAPI {
         "responses": {
           "200": {
             "description": "Every alarm",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "array",
-                  "items": {
-                    "$ref": "#/components/schemas/Alarm"
-                  }
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/Alarm"}}}}
           },
-          "401": {
-            "$ref": "#/components/responses/Unauthorized"
-          },
-          "429": {
-            "$ref": "#/components/responses/TooMany"
-          }
+          "401": {"$ref": "#/components/responses/Unauthorized"},
+          "429": {"$ref": "#/components/responses/TooMany"}
         }
       },
       "post": {
         "summary": "alarm add: add an alarm, or replace the one with the same id",
         "description": "One object with the fields of alarm list --json (id, expression or at, zone, label, sound, once, snooze, ring, volume, fade_in, skip_next); an empty id gets alarm-N; created, mode and next are ignored. 201 when added, 200 when it replaced one; X-Alarm-Warning names a sound that will not play.",
-        "requestBody": {
-          "required": true,
-          "content": {
-            "application/json": {
-              "schema": {
-                "$ref": "#/components/schemas/Alarm"
-              }
-            }
-          }
-        },
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Alarm"}}}},
         "responses": {
           "200": {
             "description": "Replaced",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Alarm"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Alarm"}}}
           },
-          "401": {
-            "$ref": "#/components/responses/Unauthorized"
-          },
-          "429": {
-            "$ref": "#/components/responses/TooMany"
-          },
+          "401": {"$ref": "#/components/responses/Unauthorized"},
+          "429": {"$ref": "#/components/responses/TooMany"},
           "201": {
             "description": "Added",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Alarm"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Alarm"}}}
           },
           "400": {
             "description": "Bad input: not JSON, not an alarm, a bad expression, zone, id or sound, or an alarm that never rings",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           },
           "413": {
             "description": "Body over 64 KiB",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           }
         }
       }
@@ -136,9 +68,7 @@ enum OpenAPI {
           "name": "id",
           "in": "path",
           "required": true,
-          "schema": {
-            "type": "string"
-          },
+          "schema": {"type": "string"},
           "description": "The alarm's id (percent-encoded)."
         }
       ],
@@ -147,29 +77,13 @@ enum OpenAPI {
         "responses": {
           "200": {
             "description": "The alarm",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Alarm"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Alarm"}}}
           },
-          "401": {
-            "$ref": "#/components/responses/Unauthorized"
-          },
-          "429": {
-            "$ref": "#/components/responses/TooMany"
-          },
+          "401": {"$ref": "#/components/responses/Unauthorized"},
+          "429": {"$ref": "#/components/responses/TooMany"},
           "404": {
             "description": "No alarm with that id",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           }
         }
       },
@@ -178,34 +92,13 @@ enum OpenAPI {
         "responses": {
           "200": {
             "description": "Removed",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object",
-                  "properties": {
-                    "removed": {
-                      "type": "string"
-                    }
-                  }
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"type": "object", "properties": {"removed": {"type": "string"}}}}}
           },
-          "401": {
-            "$ref": "#/components/responses/Unauthorized"
-          },
-          "429": {
-            "$ref": "#/components/responses/TooMany"
-          },
+          "401": {"$ref": "#/components/responses/Unauthorized"},
+          "429": {"$ref": "#/components/responses/TooMany"},
           "404": {
             "description": "No alarm with that id",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           }
         }
       }
@@ -216,9 +109,7 @@ enum OpenAPI {
           "name": "id",
           "in": "path",
           "required": true,
-          "schema": {
-            "type": "string"
-          },
+          "schema": {"type": "string"},
           "description": "The alarm's id (percent-encoded)."
         }
       ],
@@ -227,29 +118,13 @@ enum OpenAPI {
         "responses": {
           "200": {
             "description": "The alarm after",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Alarm"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Alarm"}}}
           },
-          "401": {
-            "$ref": "#/components/responses/Unauthorized"
-          },
-          "429": {
-            "$ref": "#/components/responses/TooMany"
-          },
+          "401": {"$ref": "#/components/responses/Unauthorized"},
+          "429": {"$ref": "#/components/responses/TooMany"},
           "404": {
             "description": "No alarm with that id",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           }
         }
       }
@@ -260,9 +135,7 @@ enum OpenAPI {
           "name": "id",
           "in": "path",
           "required": true,
-          "schema": {
-            "type": "string"
-          },
+          "schema": {"type": "string"},
           "description": "The alarm's id (percent-encoded)."
         }
       ],
@@ -271,29 +144,13 @@ enum OpenAPI {
         "responses": {
           "200": {
             "description": "The alarm after",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Alarm"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Alarm"}}}
           },
-          "401": {
-            "$ref": "#/components/responses/Unauthorized"
-          },
-          "429": {
-            "$ref": "#/components/responses/TooMany"
-          },
+          "401": {"$ref": "#/components/responses/Unauthorized"},
+          "429": {"$ref": "#/components/responses/TooMany"},
           "404": {
             "description": "No alarm with that id",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           }
         }
       }
@@ -310,28 +167,16 @@ enum OpenAPI {
                   "type": "object",
                   "nullable": true,
                   "properties": {
-                    "id": {
-                      "type": "string"
-                    },
-                    "at": {
-                      "type": "string",
-                      "format": "date-time"
-                    },
-                    "in": {
-                      "type": "integer",
-                      "description": "seconds"
-                    }
+                    "id": {"type": "string"},
+                    "at": {"type": "string", "format": "date-time"},
+                    "in": {"type": "integer", "description": "seconds"}
                   }
                 }
               }
             }
           },
-          "401": {
-            "$ref": "#/components/responses/Unauthorized"
-          },
-          "429": {
-            "$ref": "#/components/responses/TooMany"
-          }
+          "401": {"$ref": "#/components/responses/Unauthorized"},
+          "429": {"$ref": "#/components/responses/TooMany"}
         }
       }
     },
@@ -341,23 +186,10 @@ enum OpenAPI {
         "responses": {
           "200": {
             "description": "One entry per ring, oldest first",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "array",
-                  "items": {
-                    "type": "object"
-                  }
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"type": "array", "items": {"type": "object"}}}}
           },
-          "401": {
-            "$ref": "#/components/responses/Unauthorized"
-          },
-          "429": {
-            "$ref": "#/components/responses/TooMany"
-          }
+          "401": {"$ref": "#/components/responses/Unauthorized"},
+          "429": {"$ref": "#/components/responses/TooMany"}
         }
       }
     },
@@ -369,60 +201,31 @@ enum OpenAPI {
             "name": "expr",
             "in": "query",
             "required": true,
-            "schema": {
-              "type": "string"
-            },
+            "schema": {"type": "string"},
             "example": "Mon..Fri 06:30"
           },
           {
             "name": "count",
             "in": "query",
-            "schema": {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 10000,
-              "default": 5
-            }
+            "schema": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 5}
           },
           {
             "name": "zone",
             "in": "query",
-            "schema": {
-              "type": "string"
-            },
+            "schema": {"type": "string"},
             "description": "The zone a floating expression is read in (default: the system zone)"
           }
         ],
         "responses": {
           "200": {
             "description": "The next rings, RFC 3339",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "array",
-                  "items": {
-                    "type": "string",
-                    "format": "date-time"
-                  }
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"type": "array", "items": {"type": "string", "format": "date-time"}}}}
           },
-          "401": {
-            "$ref": "#/components/responses/Unauthorized"
-          },
-          "429": {
-            "$ref": "#/components/responses/TooMany"
-          },
+          "401": {"$ref": "#/components/responses/Unauthorized"},
+          "429": {"$ref": "#/components/responses/TooMany"},
           "400": {
             "description": "A bad expression, count or zone, or one that never rings",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           }
         }
       }
@@ -433,65 +236,27 @@ enum OpenAPI {
         "requestBody": {
           "required": false,
           "content": {
-            "application/json": {
-              "schema": {
-                "type": "object",
-                "properties": {
-                  "duration": {
-                    "type": "string",
-                    "example": "5m"
-                  }
-                }
-              }
-            }
+            "application/json": {"schema": {"type": "object", "properties": {"duration": {"type": "string", "example": "5m"}}}}
           }
         },
         "responses": {
           "200": {
             "description": "Snoozed: the status after",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Status"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}
           },
-          "401": {
-            "$ref": "#/components/responses/Unauthorized"
-          },
-          "429": {
-            "$ref": "#/components/responses/TooMany"
-          },
+          "401": {"$ref": "#/components/responses/Unauthorized"},
+          "429": {"$ref": "#/components/responses/TooMany"},
           "400": {
             "description": "A bad duration",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           },
           "409": {
             "description": "Nothing rings",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           },
           "503": {
             "description": "alarmd is not running, or alarm-web may not write its FIFO",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           }
         }
       }
@@ -502,39 +267,17 @@ enum OpenAPI {
         "responses": {
           "200": {
             "description": "Stopped: the status after",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Status"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}
           },
-          "401": {
-            "$ref": "#/components/responses/Unauthorized"
-          },
-          "429": {
-            "$ref": "#/components/responses/TooMany"
-          },
+          "401": {"$ref": "#/components/responses/Unauthorized"},
+          "429": {"$ref": "#/components/responses/TooMany"},
           "409": {
             "description": "Nothing rings",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           },
           "503": {
             "description": "alarmd is not running, or alarm-web may not write its FIFO",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           }
         }
       }
@@ -544,65 +287,26 @@ enum OpenAPI {
         "summary": "alarm ring [--sound NAME]: ring now",
         "requestBody": {
           "required": false,
-          "content": {
-            "application/json": {
-              "schema": {
-                "type": "object",
-                "properties": {
-                  "sound": {
-                    "type": "string"
-                  }
-                }
-              }
-            }
-          }
+          "content": {"application/json": {"schema": {"type": "object", "properties": {"sound": {"type": "string"}}}}}
         },
         "responses": {
           "200": {
             "description": "Ringing: the status after",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Status"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}
           },
-          "401": {
-            "$ref": "#/components/responses/Unauthorized"
-          },
-          "429": {
-            "$ref": "#/components/responses/TooMany"
-          },
+          "401": {"$ref": "#/components/responses/Unauthorized"},
+          "429": {"$ref": "#/components/responses/TooMany"},
           "400": {
             "description": "A bad sound name",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           },
           "409": {
             "description": "alarmd did not confirm",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           },
           "503": {
             "description": "alarmd is not running, or alarm-web may not write its FIFO",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           }
         }
       }
@@ -614,66 +318,25 @@ enum OpenAPI {
         "requestBody": {
           "required": true,
           "content": {
-            "application/json": {
-              "schema": {
-                "type": "object",
-                "required": [
-                  "token"
-                ],
-                "properties": {
-                  "token": {
-                    "type": "string"
-                  }
-                }
-              }
-            }
+            "application/json": {"schema": {"type": "object", "required": ["token"], "properties": {"token": {"type": "string"}}}}
           }
         },
         "responses": {
           "200": {
             "description": "Signed in: the session cookie (HttpOnly, SameSite=Strict) is set; send csrf as X-CSRF-Token",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object",
-                  "properties": {
-                    "csrf": {
-                      "type": "string"
-                    }
-                  }
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"type": "object", "properties": {"csrf": {"type": "string"}}}}}
           },
           "400": {
             "description": "No token in the body",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           },
           "401": {
             "description": "Wrong token",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           },
           "429": {
             "description": "Too many failed sign-ins",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           }
         }
       },
@@ -683,25 +346,11 @@ enum OpenAPI {
           "200": {
             "description": "The CSRF token (null when called with the Bearer token)",
             "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object",
-                  "properties": {
-                    "csrf": {
-                      "type": "string",
-                      "nullable": true
-                    }
-                  }
-                }
-              }
+              "application/json": {"schema": {"type": "object", "properties": {"csrf": {"type": "string", "nullable": true}}}}
             }
           },
-          "401": {
-            "$ref": "#/components/responses/Unauthorized"
-          },
-          "429": {
-            "$ref": "#/components/responses/TooMany"
-          }
+          "401": {"$ref": "#/components/responses/Unauthorized"},
+          "429": {"$ref": "#/components/responses/TooMany"}
         }
       },
       "delete": {
@@ -709,219 +358,74 @@ enum OpenAPI {
         "responses": {
           "200": {
             "description": "Signed out; the cookie is cleared",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object"
-                }
-              }
-            }
+            "content": {"application/json": {"schema": {"type": "object"}}}
           },
-          "401": {
-            "$ref": "#/components/responses/Unauthorized"
-          },
-          "429": {
-            "$ref": "#/components/responses/TooMany"
-          }
+          "401": {"$ref": "#/components/responses/Unauthorized"},
+          "429": {"$ref": "#/components/responses/TooMany"}
         }
       }
     },
-    "/api/openapi.json": {
-      "get": {
-        "summary": "This document",
-        "security": [],
-        "responses": {
-          "200": {
-            "description": "OpenAPI 3"
-          }
-        }
-      }
-    }
+    "/api/openapi.json": {"get": {"summary": "This document", "security": [], "responses": {"200": {"description": "OpenAPI 3"}}}}
   },
   "components": {
     "securitySchemes": {
-      "bearer": {
-        "type": "http",
-        "scheme": "bearer"
-      },
-      "session": {
-        "type": "apiKey",
-        "in": "cookie",
-        "name": "alarm_session"
-      },
-      "csrf": {
-        "type": "apiKey",
-        "in": "header",
-        "name": "X-CSRF-Token"
-      }
+      "bearer": {"type": "http", "scheme": "bearer"},
+      "session": {"type": "apiKey", "in": "cookie", "name": "alarm_session"},
+      "csrf": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token"}
     },
     "responses": {
       "Error": {
         "description": "An error",
-        "content": {
-          "application/json": {
-            "schema": {
-              "$ref": "#/components/schemas/Error"
-            }
-          }
-        }
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
       },
       "Unauthorized": {
         "description": "No or wrong credentials, or a POST or DELETE of the page without its CSRF token",
-        "content": {
-          "application/json": {
-            "schema": {
-              "$ref": "#/components/schemas/Error"
-            }
-          }
-        }
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
       },
       "TooMany": {
         "description": "Too many failed sign-ins from this address in a minute; Retry-After says when to try again",
-        "content": {
-          "application/json": {
-            "schema": {
-              "$ref": "#/components/schemas/Error"
-            }
-          }
-        }
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
       }
     },
     "schemas": {
-      "Error": {
-        "type": "object",
-        "required": [
-          "error"
-        ],
-        "properties": {
-          "error": {
-            "type": "string"
-          }
-        }
-      },
+      "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}},
       "Alarm": {
         "type": "object",
-        "required": [
-          "id"
-        ],
+        "required": ["id"],
         "description": "The format of alarm list --json and alarm export",
         "properties": {
-          "id": {
-            "type": "string"
-          },
-          "expression": {
-            "type": "string",
-            "example": "Mon..Fri *-*-* 06:30:00"
-          },
-          "at": {
-            "type": "string",
-            "format": "date-time"
-          },
-          "zone": {
-            "type": "string",
-            "nullable": true
-          },
-          "mode": {
-            "type": "string",
-            "enum": [
-              "floating",
-              "pinned",
-              "absolute"
-            ]
-          },
-          "label": {
-            "type": "string",
-            "nullable": true
-          },
-          "sound": {
-            "type": "string",
-            "nullable": true
-          },
-          "once": {
-            "type": "boolean"
-          },
-          "snooze": {
-            "type": "number",
-            "nullable": true
-          },
-          "ring": {
-            "type": "number",
-            "nullable": true
-          },
-          "volume": {
-            "type": "integer",
-            "nullable": true,
-            "minimum": 0,
-            "maximum": 100
-          },
-          "fade_in": {
-            "type": "number",
-            "nullable": true
-          },
-          "skip_next": {
-            "type": "boolean"
-          },
-          "created": {
-            "type": "string",
-            "format": "date-time"
-          },
-          "next": {
-            "type": "string",
-            "format": "date-time",
-            "nullable": true
-          }
+          "id": {"type": "string"},
+          "expression": {"type": "string", "example": "Mon..Fri *-*-* 06:30:00"},
+          "at": {"type": "string", "format": "date-time"},
+          "zone": {"type": "string", "nullable": true},
+          "mode": {"type": "string", "enum": ["floating", "pinned", "absolute"]},
+          "label": {"type": "string", "nullable": true},
+          "sound": {"type": "string", "nullable": true},
+          "once": {"type": "boolean"},
+          "snooze": {"type": "number", "nullable": true},
+          "ring": {"type": "number", "nullable": true},
+          "volume": {"type": "integer", "nullable": true, "minimum": 0, "maximum": 100},
+          "fade_in": {"type": "number", "nullable": true},
+          "skip_next": {"type": "boolean"},
+          "created": {"type": "string", "format": "date-time"},
+          "next": {"type": "string", "format": "date-time", "nullable": true}
         }
       },
       "Status": {
         "type": "object",
         "properties": {
-          "running": {
-            "type": "boolean"
-          },
-          "state": {
-            "type": "string",
-            "enum": [
-              "idle",
-              "ringing",
-              "snoozed"
-            ]
-          },
-          "alarm": {
-            "type": "string",
-            "nullable": true
-          },
-          "sound": {
-            "type": "string",
-            "nullable": true
-          },
-          "reason": {
-            "type": "string",
-            "nullable": true
-          },
-          "snoozed_until": {
-            "type": "string",
-            "format": "date-time",
-            "nullable": true
-          },
+          "running": {"type": "boolean"},
+          "state": {"type": "string", "enum": ["idle", "ringing", "snoozed"]},
+          "alarm": {"type": "string", "nullable": true},
+          "sound": {"type": "string", "nullable": true},
+          "reason": {"type": "string", "nullable": true},
+          "snoozed_until": {"type": "string", "format": "date-time", "nullable": true},
           "next": {
             "type": "object",
             "nullable": true,
-            "properties": {
-              "id": {
-                "type": "string"
-              },
-              "at": {
-                "type": "string",
-                "format": "date-time"
-              }
-            }
+            "properties": {"id": {"type": "string"}, "at": {"type": "string", "format": "date-time"}}
           },
-          "warnings": {
-            "type": "array",
-            "items": {
-              "type": "string"
-            }
-          }
+          "warnings": {"type": "array", "items": {"type": "string"}}
         }
       }
     }
