@@ -8,8 +8,9 @@ let package = Package(
         .executable(name: "alarm", targets: ["alarm"]),
         .executable(name: "alarmd", targets: ["alarmd"]),
         .executable(name: "alarm-hooks", targets: ["alarm-hooks"]),
-        // What the package ships: alarm, alarmd and alarm-hooks in one binary, chosen by the name
-        // it is run as.
+        .executable(name: "alarm-web", targets: ["alarm-web"]),
+        // What the package ships: alarm, alarmd, alarm-hooks and alarm-web in one binary, chosen by
+        // the name it is run as.
         .executable(name: "alarm-multicall", targets: ["AlarmMultiCall"]),
         .executable(name: "alarm-bench", targets: ["AlarmBench"]),
     ],
@@ -47,7 +48,7 @@ let package = Package(
         .target(
             name: "AlarmCLI",
             dependencies: [
-                "AlarmCore", "AlarmAudio", "AlarmDaemon", "AlarmOptions", "AlarmSystem",
+                "AlarmCore", "AlarmAudio", "AlarmDaemon", "AlarmOptions", "AlarmSystem", "AlarmWebAuth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .target(
@@ -66,17 +67,33 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // alarm-web's sign-in rules (token, sessions, CSRF, rate limit): pure, no HTTP server.
+        .target(name: "AlarmWebAuth", dependencies: ["AlarmCore", "AlarmSystem"]),
+        // alarm-web (issue #14): the JSON API and the page, through the CLI's code, on a small
+        // HTTP/1.1 server of its own (Hummingbird cost 11 MB of the binary: see README).
+        .target(
+            name: "AlarmWeb",
+            dependencies: [
+                "AlarmCLI", "AlarmCore", "AlarmDaemon", "AlarmOptions", "AlarmSystem", "AlarmWebAuth",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
         // Executables: wiring only.
         .executableTarget(name: "alarm", dependencies: ["AlarmCLI"]),
         .executableTarget(name: "alarmd", dependencies: ["AlarmdCommand"]),
         .executableTarget(name: "alarm-hooks", dependencies: ["AlarmHooks"]),
-        .executableTarget(name: "AlarmMultiCall", dependencies: ["AlarmCLI", "AlarmdCommand", "AlarmHooks"]),
+        .executableTarget(name: "alarm-web", dependencies: ["AlarmWeb"]),
+        .executableTarget(name: "AlarmMultiCall", dependencies: ["AlarmCLI", "AlarmdCommand", "AlarmHooks", "AlarmWeb"]),
         .executableTarget(name: "AlarmBench", dependencies: ["AlarmCore", "AlarmAudio", "AlarmDaemon"]),
 
         .testTarget(name: "AlarmCoreTests", dependencies: ["AlarmCore"]),
         .testTarget(name: "AlarmAudioTests", dependencies: ["AlarmAudio", "AlarmTestSupport"]),
         .testTarget(name: "AlarmSystemTests", dependencies: ["AlarmSystem"]),
         .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmHooks"]),
+        .testTarget(name: "WebAuthTests", dependencies: ["AlarmWebAuth"]),
+        .testTarget(name: "WebUnitTests", dependencies: ["AlarmWeb"]),
+        // alarm-web over real HTTP (and the page in headless Chromium) against the built binaries.
+        .testTarget(name: "WebTests", dependencies: ["alarm", "alarmd", "alarm-web", "AlarmTestSupport"], exclude: ["Browser"]),
         // Real-audio harness shared by the test targets: a PulseAudio null sink and its recorder.
         .target(name: "AlarmTestSupport", path: "Tests/AlarmTestSupport"),
         // Runs the built binaries as processes.

@@ -86,36 +86,8 @@ struct Add: ParsableCommand {
         if let sound {
             do { try SoundLibrary.checkName(sound) } catch { throw CLIError("--sound: \(error)") }
         }
-        guard alarm.nextRing(after: ctx.now, systemZone: ctx.zone) != nil else {
-            throw CLIError("this alarm would never ring: '\(describe(alarm, ctx.zone))' has no time after now")
-        }
-        var replaced = false
-        var next = Date.distantFuture
-        do {
-            alarm = try ctx.store.update { alarms -> Alarm in
-                var copy = alarm
-                copy.id = alarm.id.isEmpty ? Self.freeID(in: alarms) : alarm.id
-                // `created` is the moment the change is committed; an edit that keeps the
-                // trigger keeps it (the alarm's occurrences are the same ones).
-                copy.created = Alarm.stamp(Date())
-                if let i = alarms.firstIndex(where: { $0.id == copy.id }) {
-                    if alarms[i].sameSchedule(as: copy), let kept = alarms[i].created { copy.created = kept }
-                }
-                // What alarmd will ring: the first occurrence after `created` and after now
-                // that no holiday passes over.
-                guard let first = ctx.nextRing(copy, after: Date()) else {
-                    throw CLIError("this alarm would never ring: '\(describe(copy, ctx.zone))' has no time after now")
-                }
-                next = first
-                if let i = alarms.firstIndex(where: { $0.id == copy.id }) {
-                    alarms[i] = copy
-                    replaced = true
-                } else {
-                    alarms.append(copy)
-                }
-                return copy
-            }
-        } catch let error as CLIError { throw error } catch { throw CLIError(error) }
+        let (stored, next, replaced) = try ctx.commitAdd(alarm, describe: { Self.describe($0, ctx.zone) })
+        alarm = stored
         print("\(replaced ? "replaced" : "added") \(alarm.id): next ring \(ctx.rfc3339(next, for: alarm)) (in \(Durations.spoken(next.timeIntervalSince(ctx.now))))")
         if let sound {
             let library = ctx.config.soundLibrary
@@ -164,7 +136,7 @@ struct Add: ParsableCommand {
         return .calendar(expr)
     }
 
-    private func describe(_ alarm: Alarm, _ zone: Zone) -> String {
+    static func describe(_ alarm: Alarm, _ zone: Zone) -> String {
         var text: String
         switch alarm.trigger {
         case .calendar(let e): text = e.description
@@ -173,13 +145,6 @@ struct Add: ParsableCommand {
         let rules = alarm.rulesText(zone: alarm.displayZone(systemZone: zone))
         if !rules.isEmpty { text += " " + rules }
         return text
-    }
-
-    static func freeID(in alarms: [Alarm]) -> String {
-        let taken = Set(alarms.map(\.id))
-        var n = 1
-        while taken.contains("alarm-\(n)") { n += 1 }
-        return "alarm-\(n)"
     }
 }
 

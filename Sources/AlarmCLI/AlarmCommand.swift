@@ -10,6 +10,6 @@ public struct AlarmCommand: ParsableCommand {
         subcommands: [
             Add.self, List.self, Remove.self, Skip.self, Unskip.self, Pause.self, Resume.self, Next.self, Status.self, History.self,
             Snooze.self, Stop.self, Ring.self, Import.self, Export.self, Preview.self, Sounds.self, Play.self, CheckCommand.self,
-            Devices.self, Watch.self,
+            Devices.self, Watch.self, WebToken.self, WebURL.self,
         ])
 }

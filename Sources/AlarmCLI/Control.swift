@@ -18,14 +18,12 @@ struct ControlRequest {
     let ctx: Context
     let line: String
 
-    func send(confirmed: (_ before: EngineStatus?, _ after: EngineStatus) -> Bool) throws -> EngineStatus? {
+    /// Sends the line; the status that confirmed it, or nil when none did within 2 s. A FIFO
+    /// that cannot be written (no daemon, not in the group) throws its `ControlFIFOError`.
+    func deliver(confirmed: (_ before: EngineStatus?, _ after: EngineStatus) -> Bool) throws -> EngineStatus? {
         let before = readStatus(ctx)
         let stamp = statusStamp()
-        do { try ControlFIFO.send(line: line, to: ctx.config.fifoPath) } catch {
-            printError("\(error)")
-            if case ControlFIFOError.permissionDenied = error { throw ExitCode.notAllowed }
-            throw ExitCode.notRunning
-        }
+        try ControlFIFO.send(line: line, to: ctx.config.fifoPath)
         // alarmd rewrites status.json (atomically: a new inode) after every command it handles.
         let deadline = Date().addingTimeInterval(2)
         while Date() < deadline {
@@ -42,6 +40,65 @@ struct ControlRequest {
     }
 }
 
+/// What `alarm snooze`, `stop` and `ring` came to, for the CLI and for alarm-web: done or not,
+/// the line the CLI prints (on stdout when done, on stderr when not), and alarmd's status after.
+struct ControlOutcome {
+    var done: Bool
+    var message: String
+    var status: EngineStatus?
+
+    /// `alarm snooze [DURATION]`.
+    static func snooze(_ ctx: Context, duration: String?) throws -> ControlOutcome {
+        let request = ControlRequest(ctx: ctx, line: "snooze" + (duration.map { " " + $0 } ?? ""))
+        if let after = try request.deliver(confirmed: { _, after in after.state == .snoozed }), let until = after.snoozedUntil {
+            return ControlOutcome(done: true, message: "snoozed until \(ctx.clock(until))", status: after)
+        }
+        let now = readStatus(ctx)
+        return ControlOutcome(done: false, message: "nothing was snoozed: \(now.map { describe($0, ctx) } ?? "no status from alarmd")", status: now)
+    }
+
+    /// `alarm stop`.
+    static func stop(_ ctx: Context) throws -> ControlOutcome {
+        if let before = readStatus(ctx), before.state == .idle {
+            // Still tell the daemon (its status may lag a ring that just began), then report.
+            _ = try ControlRequest(ctx: ctx, line: "stop").deliver { _, after in after.state == .idle }
+            let now = readStatus(ctx) ?? before
+            return ControlOutcome(done: false, message: "nothing to stop: \(describe(now, ctx))", status: now)
+        }
+        if let after = try ControlRequest(ctx: ctx, line: "stop").deliver(confirmed: { _, after in after.state == .idle }) {
+            return ControlOutcome(done: true, message: "stopped", status: after)
+        }
+        let now = readStatus(ctx)
+        return ControlOutcome(done: false, message: "alarmd did not confirm the stop: \(now.map { describe($0, ctx) } ?? "no status")", status: now)
+    }
+
+    /// `alarm ring [--sound NAME]`.
+    static func ring(_ ctx: Context, sound: String?) throws -> ControlOutcome {
+        let request = ControlRequest(ctx: ctx, line: "ring" + (sound.map { " " + $0 } ?? ""))
+        if let after = try request.deliver(confirmed: { _, after in after.state == .ringing }) {
+            return ControlOutcome(done: true, message: describe(after, ctx), status: after)
+        }
+        let now = readStatus(ctx)
+        return ControlOutcome(done: false, message: "alarmd did not confirm ringing: \(now.map { describe($0, ctx) } ?? "no status")", status: now)
+    }
+
+    /// Prints the outcome as the CLI does; exit 1 when not done, 3 when alarmd does not run, 4
+    /// when this user may not write its FIFO.
+    static func report(_ body: () throws -> ControlOutcome) throws {
+        let outcome: ControlOutcome
+        do { outcome = try body() } catch {
+            printError("\(error)")
+            if case ControlFIFOError.permissionDenied = error { throw ExitCode.notAllowed }
+            throw ExitCode.notRunning
+        }
+        guard outcome.done else {
+            printError(outcome.message)
+            throw ExitCode(1)
+        }
+        print(outcome.message)
+    }
+}
+
 struct Snooze: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Snooze the ringing alarm (default length from the alarm or config).")
     @OptionGroup var options: SettingsOptions
@@ -53,13 +110,7 @@ struct Snooze: ParsableCommand {
 
     func run() throws {
         let ctx = try Context(options, lenient: true)
-        let request = ControlRequest(ctx: ctx, line: "snooze" + (duration.map { " " + $0 } ?? ""))
-        if let after = try request.send(confirmed: { _, after in after.state == .snoozed }), let until = after.snoozedUntil {
-            print("snoozed until \(ctx.clock(until))")
-            return
-        }
-        printError("nothing was snoozed: \(readStatus(ctx).map { describe($0, ctx) } ?? "no status from alarmd")")
-        throw ExitCode(1)
+        try ControlOutcome.report { try .snooze(ctx, duration: duration) }
     }
 }
 
@@ -69,18 +120,7 @@ struct Stop: ParsableCommand {
 
     func run() throws {
         let ctx = try Context(options, lenient: true)
-        if let before = readStatus(ctx), before.state == .idle {
-            // Still tell the daemon (its status may lag a ring that just began), then report.
-            _ = try ControlRequest(ctx: ctx, line: "stop").send { _, after in after.state == .idle }
-            printError("nothing to stop: \(describe(readStatus(ctx) ?? before, ctx))")
-            throw ExitCode(1)
-        }
-        if try ControlRequest(ctx: ctx, line: "stop").send(confirmed: { _, after in after.state == .idle }) != nil {
-            print("stopped")
-            return
-        }
-        printError("alarmd did not confirm the stop: \(readStatus(ctx).map { describe($0, ctx) } ?? "no status")")
-        throw ExitCode(1)
+        try ControlOutcome.report { try .stop(ctx) }
     }
 }
 
@@ -95,12 +135,6 @@ struct Ring: ParsableCommand {
 
     func run() throws {
         let ctx = try Context(options, lenient: true)
-        let request = ControlRequest(ctx: ctx, line: "ring" + (sound.map { " " + $0 } ?? ""))
-        if let after = try request.send(confirmed: { _, after in after.state == .ringing }) {
-            print(describe(after, ctx))
-            return
-        }
-        printError("alarmd did not confirm ringing: \(readStatus(ctx).map { describe($0, ctx) } ?? "no status")")
-        throw ExitCode(1)
+        try ControlOutcome.report { try .ring(ctx, sound: sound) }
     }
 }

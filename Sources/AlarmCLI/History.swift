@@ -23,9 +23,7 @@ struct History: ParsableCommand {
         if let last { entries = Array(entries.suffix(max(0, last))) }
         if unreadable > 0 { printError("warning: \(unreadable) unreadable line(s) in \(log.path) were skipped") }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(entries), as: UTF8.self))
+            print(try historyJSON(entries))
             return
         }
         if entries.isEmpty {
@@ -45,4 +43,11 @@ struct History: ParsableCommand {
         }
         printTable(rows)
     }
+}
+
+/// What `alarm history --json` prints.
+func historyJSON(_ entries: [HistoryEntry]) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(entries), as: UTF8.self)
 }

@@ -24,13 +24,20 @@ struct Next: ParsableCommand {
             return
         }
         if json {
-            struct Next: Encodable { let id: String, at: String, `in`: Int }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let next = Next(id: alarm.id, at: ctx.rfc3339(at, for: alarm), in: Int(at.timeIntervalSince(ctx.now).rounded(.up)))
-            print(String(decoding: try encoder.encode(next), as: UTF8.self))
+            print(try ctx.nextJSON(alarm, at: at))
         } else {
             print("\(alarm.id) in \(Durations.spoken(at.timeIntervalSince(ctx.now))) (\(ctx.short(at)), \(ctx.rfc3339(at, for: alarm)))")
         }
+    }
+}
+
+extension Context {
+    /// What `alarm next --json` prints for the alarm that rings next: `{"at", "id", "in"}`.
+    func nextJSON(_ alarm: Alarm, at: Date) throws -> String {
+        struct Next: Encodable { let id: String, at: String, `in`: Int }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let next = Next(id: alarm.id, at: rfc3339(at, for: alarm), in: Int(at.timeIntervalSince(now).rounded(.up)))
+        return String(decoding: try encoder.encode(next), as: UTF8.self)
     }
 }

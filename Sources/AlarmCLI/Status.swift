@@ -16,14 +16,8 @@ struct Status: ParsableCommand {
     func run() throws {
         let ctx = try Context(options, lenient: true)
         let (running, why) = daemonRunning(ctx)
-        let raw = try? Data(contentsOf: URL(fileURLWithPath: ctx.config.statusPath))
         if json {
-            var object: [String: JSONValue] = [:]
-            if let raw, case .object(let o)? = try? JSONDecoder().decode(JSONValue.self, from: raw) { object = o }
-            object["running"] = .bool(running)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(object), as: UTF8.self))
+            print(try statusJSON(ctx, running: running))
         } else if !running {
             print(why ?? "alarmd is not running")
         } else if let status = readStatus(ctx) {
@@ -56,6 +50,17 @@ func daemonRunning(_ ctx: Context) -> (running: Bool, why: String?) {
         return (false, "\(error)")
     }
     return (true, nil)
+}
+
+/// What `alarm status --json` prints: status.json as alarmd wrote it, with `running` added.
+func statusJSON(_ ctx: Context, running: Bool) throws -> String {
+    let raw = try? Data(contentsOf: URL(fileURLWithPath: ctx.config.statusPath))
+    var object: [String: JSONValue] = [:]
+    if let raw, case .object(let o)? = try? JSONDecoder().decode(JSONValue.self, from: raw) { object = o }
+    object["running"] = .bool(running)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(object), as: UTF8.self)
 }
 
 func readStatus(_ ctx: Context) -> EngineStatus? {

@@ -51,6 +51,10 @@ public struct Configuration: Equatable, Sendable {
     public var hooksDir = "/etc/alarm/hooks.d"
     /// How long one hook may run before it is killed (config `hook_timeout`).
     public var hookTimeout: TimeInterval = 10
+    /// Where alarm-web listens (config `web_listen`, `HOST:PORT`): loopback unless set.
+    public var webListen = "127.0.0.1:8475"
+    /// alarm-web's access token (config `web_token_file`).
+    public var webTokenPath = "/etc/alarm/web-token"
 
     public static let defaultConfigPath = "/etc/alarm/alarm.conf"
 
@@ -136,7 +140,8 @@ public struct Configuration: Equatable, Sendable {
 
     /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, fade_in,
     /// grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight,
-    /// fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays.
+    /// fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays, web_listen,
+    /// web_token_file.
     mutating func apply(file path: String) throws {
         // Plain open and read: /dev/null (no config) works too.
         guard let bytes = try? AtomicFile.read(path) else {
@@ -191,8 +196,10 @@ public struct Configuration: Equatable, Sendable {
                     let dir = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
                     holidays = (dir.isEmpty ? (path.hasPrefix("/") ? "" : ".") : dir) + "/" + value
                 }
+            case "web_listen": webListen = value
+            case "web_token_file": webTokenPath = value
             default:
-                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays)")
+                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays, web_listen, web_token_file)")
             }
         }
     }

@@ -23,6 +23,8 @@ FISHCOMPDIR=$PREFIX/share/fish/vendor_completions.d
 # Debian's zsh searches vendor-completions under /usr, site-functions under /usr/local.
 if [ "$PREFIX" = /usr ]; then ZSHCOMPDIR=$PREFIX/share/zsh/vendor-completions; else ZSHCOMPDIR=$PREFIX/share/zsh/site-functions; fi
 CONFFILE=$SYSCONFDIR/alarm/alarm.conf
+# alarm-web's access token: made at install when missing (0640 root:alarm), never shipped.
+WEBTOKEN=$SYSCONFDIR/alarm/web-token
 # Every installed file is listed here, so that uninstall removes exactly what install wrote
 # even if the checkout has changed since.
 MANIFEST=$DATADIR/installed-files
@@ -32,9 +34,9 @@ MANIFEST=$DATADIR/installed-files
 # $SYSCONFDIR/alarm/hooks.d is made empty and removed when empty.)
 alarm_files() {
     local repo=$1 s
-    printf '%s\n' "$BINDIR/alarm" "$BINDIR/alarmd" "$BINDIR/alarm-hooks" "$LIBEXECDIR/alarm-button" "$LIBEXECDIR/alarm-mqtt" \
+    printf '%s\n' "$BINDIR/alarm" "$BINDIR/alarmd" "$BINDIR/alarm-hooks" "$BINDIR/alarm-web" "$LIBEXECDIR/alarm-button" "$LIBEXECDIR/alarm-mqtt" \
         "$UNITDIR/alarmd.service" "$UNITDIR/alarm-button.service" "$UNITDIR/alarm-hooks.service" \
-        "$UNITDIR/alarm-mqtt.service" "$USERUNITDIR/alarmd.service" \
+        "$UNITDIR/alarm-mqtt.service" "$UNITDIR/alarm-web.service" "$USERUNITDIR/alarmd.service" \
         "$SYSUSERSDIR/alarm.conf" \
         "$DOCDIR/README.md" "$DOCDIR/raspberry-pi.md" "$DOCDIR/alarm.conf.example" "$DOCDIR/mqtt.conf.example" \
         "$BASHCOMPDIR/alarm" "$ZSHCOMPDIR/_alarm" "$FISHCOMPDIR/alarm.fish"
@@ -51,7 +53,7 @@ alarm_dirs() {
 
 # Units, scripts and the config example name /usr paths; rewrites them for another PREFIX.
 alarm_subst() {
-    sed -e "s|/usr/bin/alarmd|$BINDIR/alarmd|g" -e "s|/usr/bin/alarm-hooks|$BINDIR/alarm-hooks|g" -e "s|/usr/lib/alarm/|$LIBEXECDIR/|g" \
+    sed -e "s|/usr/bin/alarmd|$BINDIR/alarmd|g" -e "s|/usr/bin/alarm-hooks|$BINDIR/alarm-hooks|g" -e "s|/usr/bin/alarm-web|$BINDIR/alarm-web|g" -e "s|/usr/lib/alarm/|$LIBEXECDIR/|g" \
         -e "s|/usr/share/doc/alarm/|$DOCDIR/|g" -e "s|/usr/share/alarm/sounds|$SOUNDSDIR|g" "$1"
 }
 

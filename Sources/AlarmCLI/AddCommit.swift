@@ -1,0 +1,51 @@
+import AlarmCore
+import FoundationEssentials
+
+extension Context {
+    /// Stores `alarm` the way `alarm add` does, for `alarm add` and alarm-web's `POST /api/alarms`:
+    /// an empty id gets the first free `alarm-N`; an existing id is replaced; `created` is the
+    /// moment of the write, kept when the replaced alarm had the same trigger (its occurrences
+    /// are the same ones); an alarm with no ring after that is refused and nothing is written.
+    /// Returns the stored alarm, its next ring and whether it replaced one.
+    func commitAdd(_ alarm: Alarm, describe: (Alarm) -> String) throws -> (alarm: Alarm, next: Date, replaced: Bool) {
+        guard alarm.nextRing(after: now, systemZone: zone) != nil else {
+            throw CLIError("this alarm would never ring: '\(describe(alarm))' has no time after now")
+        }
+        var replaced = false
+        var next = Date.distantFuture
+        let stored: Alarm
+        do {
+            stored = try store.update { alarms -> Alarm in
+                var copy = alarm
+                copy.id = alarm.id.isEmpty ? Self.freeID(in: alarms) : alarm.id
+                // `created` is the moment the change is committed; an edit that keeps the
+                // trigger keeps it (the alarm's occurrences are the same ones).
+                copy.created = Alarm.stamp(Date())
+                if let i = alarms.firstIndex(where: { $0.id == copy.id }) {
+                    if alarms[i].sameSchedule(as: copy), let kept = alarms[i].created { copy.created = kept }
+                }
+                // What alarmd will ring: the first occurrence after `created` and after now
+                // that no holiday passes over.
+                guard let first = nextRing(copy, after: Date()) else {
+                    throw CLIError("this alarm would never ring: '\(describe(copy))' has no time after now")
+                }
+                next = first
+                if let i = alarms.firstIndex(where: { $0.id == copy.id }) {
+                    alarms[i] = copy
+                    replaced = true
+                } else {
+                    alarms.append(copy)
+                }
+                return copy
+            }
+        } catch let error as CLIError { throw error } catch { throw CLIError(error) }
+        return (stored, next, replaced)
+    }
+
+    static func freeID(in alarms: [Alarm]) -> String {
+        let taken = Set(alarms.map(\.id))
+        var n = 1
+        while taken.contains("alarm-\(n)") { n += 1 }
+        return "alarm-\(n)"
+    }
+}

@@ -1,0 +1,60 @@
+import AlarmCLI
+import AlarmWebAuth
+import FoundationEssentials
+
+/// The page's sign-in: `POST /api/session` with `{"token": "..."}` answers the session's CSRF
+/// token and sets the session cookie (HttpOnly, SameSite=Strict: script cannot read it and no
+/// other site's request carries it); `GET` gives the CSRF token again to a page that was
+/// reloaded; `DELETE` signs out. The token travels in the body, never in a URL.
+extension WebAPI {
+    func session(_ r: WebRequest) -> WebResponse {
+        switch r.method {
+        case "POST": return signIn(r)
+        case "GET", "DELETE":
+            let credentials = Credentials(authorization: r.header("authorization"), cookie: r.header("cookie"), csrf: r.header("x-csrf-token"))
+            switch gate.check(credentials, changesState: r.method == "DELETE", address: r.address) {
+            case .allowed(.session(let s)):
+                if r.method == "GET" { return .json("{\"csrf\": \(JSONText.string(s.csrf))}") }
+                gate.signOut(sessionID: s.id)
+                return .json("{\"signed_out\": true}", headers: [("Set-Cookie", Self.cookie(value: "", maxAge: 0))])
+            case .allowed(.token):
+                return r.method == "GET" ? .json("{\"csrf\": null}") : .error(400, "there is no session to end: the request was signed with the token")
+            case .unauthorized(let why): return .error(401, why)
+            case .tooManyFailures(let seconds):
+                return .error(429, "too many failed sign-ins from \(r.address): try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
+            case .unavailable(let why): return .error(503, why)
+            }
+        default:
+            return .error(405, "\(r.method) is not allowed here (allowed: GET, POST, DELETE)", headers: [("Allow", "GET, POST, DELETE")])
+        }
+    }
+
+    private func signIn(_ r: WebRequest) -> WebResponse {
+        struct Body: Decodable { var token: String }
+        let given: String
+        do {
+            guard let body = try Self.optionalBody(Body.self, r.body) else {
+                return .error(400, "send the token as {\"token\": \"...\"}")
+            }
+            given = body.token
+        } catch {
+            return .error(400, "send the token as {\"token\": \"...\"}")
+        }
+        switch gate.signIn(given: given, address: r.address) {
+        case .success(let s):
+            return .json("{\"csrf\": \(JSONText.string(s.csrf))}", headers: [("Set-Cookie", Self.cookie(value: s.id, maxAge: Int(gate.sessionLifetime)))])
+        case .failure(.wrongToken):
+            WebLog.notice("failed sign-in from \(r.address)")
+            return .error(401, "wrong token (alarm web-token prints it)")
+        case .failure(.tooManyFailures(let seconds)):
+            WebLog.notice("sign-in refused for \(r.address): too many failures")
+            return .error(429, "too many failed sign-ins from \(r.address): try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
+        case .failure(.unavailable(let why)):
+            return .error(503, why)
+        }
+    }
+
+    static func cookie(value: String, maxAge: Int) -> String {
+        "\(Credentials.cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+    }
+}

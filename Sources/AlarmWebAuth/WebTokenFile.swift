@@ -1,0 +1,90 @@
+import AlarmCore
+import AlarmSystem
+import Glibc
+import FoundationEssentials
+
+/// A problem with the token file, in words a user can act on.
+public struct WebSetupError: Error, Equatable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The access token of alarm-web: one line in `/etc/alarm/web-token` (config `web_token_file`),
+/// mode 0640, owner root, group alarm: readable by alarm-web (which runs in the group) and by the
+/// group's members (`alarm web-token`), by nobody else. The package makes it at install when
+/// it is missing; `alarm web-token --rotate` replaces it.
+public struct WebTokenFile: Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    /// The token. Throws when there is no file, it cannot be read, or it holds no token.
+    public func read() throws -> String {
+        let bytes: [UInt8]?
+        do { bytes = try AtomicFile.read(path) } catch let e as SystemError where e.errno == EACCES {
+            throw WebSetupError("cannot read \(path): permission denied (it is readable by root and the group alarm)")
+        } catch {
+            throw WebSetupError("cannot read \(path): \(error)")
+        }
+        guard let bytes else {
+            throw WebSetupError("there is no token yet: 'sudo alarm web-token --rotate' makes \(path)")
+        }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingBlanks()
+        guard Secret.isWellFormed(text) else {
+            throw WebSetupError("\(path) does not hold a token (43 characters of A-Z, a-z, 0-9, '-' and '_'): 'sudo alarm web-token --rotate' writes a new one")
+        }
+        return text
+    }
+
+    /// Writes a new token (mode 0640, group `group` when given) in place of the old one and
+    /// returns it. The file is replaced atomically: a reader sees the old token or the new one.
+    @discardableResult
+    public func rotate(group: UInt32?) throws -> String {
+        let token = Secret.make()
+        let dir = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        if !dir.isEmpty && !FileManager.default.fileExists(atPath: dir) {
+            do { try Directories.create(dir, mode: 0o755) } catch { throw WebSetupError("cannot create \(dir): \(error)") }
+        }
+        do {
+            try AtomicFile.write(Array((token + "\n").utf8), to: path, permissions: 0o640, ignoringUmask: true)
+        } catch let e as SystemError where e.errno == EACCES || e.errno == EPERM {
+            throw WebSetupError("cannot write \(path): permission denied (run it as root: sudo alarm web-token --rotate)")
+        } catch {
+            throw WebSetupError("cannot write \(path): \(error)")
+        }
+        if let group {
+            do { try FileOwnership.setGroup(path, group: group) } catch {
+                throw WebSetupError("wrote \(path) but cannot give it to the group alarm: \(error)")
+            }
+        }
+        return token
+    }
+}
+
+/// The token in force, read again whenever the file changes (a rotation takes effect at once,
+/// without a restart of alarm-web). Thread-safe.
+public final class CurrentToken: @unchecked Sendable {
+    private let file: WebTokenFile
+    private let lock = Lock()
+    private var identity: [Int]?
+    private var cached: Result<String, WebSetupError>?
+
+    public init(file: WebTokenFile) { self.file = file }
+
+    /// The token, or why there is none.
+    public func get() -> Result<String, WebSetupError> {
+        let now = FileOwnership.identity(file.path)
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            if let cached, now != nil, now == identity { return cached }
+            let fresh: Result<String, WebSetupError>
+            do { fresh = .success(try file.read()) } catch let e as WebSetupError { fresh = .failure(e) } catch {
+                fresh = .failure(WebSetupError("\(error)"))
+            }
+            identity = now
+            cached = fresh
+            return fresh
+        }
+    }
+}

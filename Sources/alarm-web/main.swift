@@ -1,0 +1,3 @@
+import AlarmWeb
+
+AlarmWebCommand.main()
