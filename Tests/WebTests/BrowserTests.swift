@@ -74,24 +74,7 @@ import Testing
 extension Binaries {
     /// Runs a program by its path (not one of ours).
     static func runTool(_ path: String, _ args: [String], timeout: TimeInterval = 60) throws -> Result {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("alarm-web-tool-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: tmp) }
-        let outURL = tmp.appendingPathComponent("out"), errURL = tmp.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        p.standardOutput = try FileHandle(forWritingTo: outURL)
-        p.standardError = try FileHandle(forWritingTo: errURL)
-        p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try p.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while p.isRunning && Date() < deadline { usleep(20_000) }
-        if p.isRunning { p.terminate() }
-        p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-                      stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+        let r = try ProcessRun.run(URL(fileURLWithPath: path), args, timeout: timeout)
+        return Result(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 }

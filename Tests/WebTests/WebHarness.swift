@@ -134,27 +134,7 @@ enum Binaries {
     }
 
     static func run(_ name: String, _ args: [String], environment: [String: String] = [:], timeout: TimeInterval = 60) throws -> Result {
-        let p = Process()
-        p.executableURL = directory.appendingPathComponent(name)
-        p.arguments = args
-        var env = ProcessInfo.processInfo.environment
-        for (k, v) in environment { env[k] = v }
-        p.environment = env
-        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("alarm-web-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: tmp) }
-        let outURL = tmp.appendingPathComponent("out"), errURL = tmp.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        p.standardOutput = try FileHandle(forWritingTo: outURL)
-        p.standardError = try FileHandle(forWritingTo: errURL)
-        p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try p.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while p.isRunning && Date() < deadline { usleep(10_000) }
-        if p.isRunning { p.terminate() }
-        p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-                      stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+        let r = try ProcessRun.run(directory.appendingPathComponent(name), args, environment: environment, timeout: timeout)
+        return Result(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 }
