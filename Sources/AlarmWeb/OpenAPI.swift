@@ -63,15 +63,7 @@ enum OpenAPI {
       }
     },
     "/api/alarms/{id}": {
-      "parameters": [
-        {
-          "name": "id",
-          "in": "path",
-          "required": true,
-          "schema": {"type": "string"},
-          "description": "The alarm's id (percent-encoded)."
-        }
-      ],
+      "parameters": [{"$ref": "#/components/parameters/AlarmId"}],
       "get": {
         "summary": "One alarm, as in alarm list --json",
         "responses": {
@@ -81,10 +73,7 @@ enum OpenAPI {
           },
           "401": {"$ref": "#/components/responses/Unauthorized"},
           "429": {"$ref": "#/components/responses/TooMany"},
-          "404": {
-            "description": "No alarm with that id",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-          }
+          "404": {"$ref": "#/components/responses/NotFound"}
         }
       },
       "delete": {
@@ -96,23 +85,12 @@ enum OpenAPI {
           },
           "401": {"$ref": "#/components/responses/Unauthorized"},
           "429": {"$ref": "#/components/responses/TooMany"},
-          "404": {
-            "description": "No alarm with that id",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-          }
+          "404": {"$ref": "#/components/responses/NotFound"}
         }
       }
     },
     "/api/alarms/{id}/skip": {
-      "parameters": [
-        {
-          "name": "id",
-          "in": "path",
-          "required": true,
-          "schema": {"type": "string"},
-          "description": "The alarm's id (percent-encoded)."
-        }
-      ],
+      "parameters": [{"$ref": "#/components/parameters/AlarmId"}],
       "post": {
         "summary": "alarm skip ID: the next occurrence does not ring",
         "responses": {
@@ -122,23 +100,12 @@ enum OpenAPI {
           },
           "401": {"$ref": "#/components/responses/Unauthorized"},
           "429": {"$ref": "#/components/responses/TooMany"},
-          "404": {
-            "description": "No alarm with that id",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-          }
+          "404": {"$ref": "#/components/responses/NotFound"}
         }
       }
     },
     "/api/alarms/{id}/unskip": {
-      "parameters": [
-        {
-          "name": "id",
-          "in": "path",
-          "required": true,
-          "schema": {"type": "string"},
-          "description": "The alarm's id (percent-encoded)."
-        }
-      ],
+      "parameters": [{"$ref": "#/components/parameters/AlarmId"}],
       "post": {
         "summary": "alarm unskip ID",
         "responses": {
@@ -148,10 +115,7 @@ enum OpenAPI {
           },
           "401": {"$ref": "#/components/responses/Unauthorized"},
           "429": {"$ref": "#/components/responses/TooMany"},
-          "404": {
-            "description": "No alarm with that id",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-          }
+          "404": {"$ref": "#/components/responses/NotFound"}
         }
       }
     },
@@ -373,7 +337,20 @@ enum OpenAPI {
       "session": {"type": "apiKey", "in": "cookie", "name": "alarm_session"},
       "csrf": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token"}
     },
+    "parameters": {
+      "AlarmId": {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "schema": {"type": "string"},
+        "description": "The alarm's id (percent-encoded)."
+      }
+    },
     "responses": {
+      "NotFound": {
+        "description": "No alarm with that id",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+      },
       "Error": {
         "description": "An error",
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
@@ -408,6 +385,12 @@ enum OpenAPI {
           "fade_in": {"type": "number", "nullable": true},
           "skip_next": {"type": "boolean"},
           "created": {"type": "string", "format": "date-time"},
+          "every": {"type": "string", "description": "Rings every Nth occurrence of the interval (2w, 3d, 90m), counted from `from`"},
+          "from": {"type": "string", "description": "The first day (YYYY-MM-DD) or instant the alarm may ring"},
+          "until": {"type": "string", "description": "The last day or instant the alarm may ring"},
+          "skip_holidays": {"type": "boolean"},
+          "paused": {"type": "boolean"},
+          "paused_until": {"type": "string", "description": "Paused until this day or instant (alarm pause --until)"},
           "next": {"type": "string", "format": "date-time", "nullable": true}
         }
       },
