@@ -105,10 +105,20 @@ enum HTTPWire {
         }
         while true {
             let sizeText = try line().split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingWhitespace()
-            guard !sizeText.isEmpty, sizeText.count <= 8, let size = Int(sizeText, radix: 16) else { throw .bad("a bad chunk size") }
+            // Hex digits only: `Int(_:radix:)` alone would take a sign, and "-1" would index
+            // before the buffer.
+            guard !sizeText.isEmpty, sizeText.utf8.count <= 8, sizeText.utf8.allSatisfy({ isHexDigit($0) }),
+                let size = Int(sizeText, radix: 16)
+            else { throw .bad("a bad chunk size") }
             if size == 0 {
-                while try !line().isEmpty {}
-                return body
+                // Trailers (ignored), at most as much as a head.
+                var trailers = 0
+                while true {
+                    let t = try line()
+                    if t.isEmpty { return body }
+                    trailers += t.utf8.count + 2
+                    guard trailers <= maximumHead else { throw .bad("the trailers are over 16 KiB") }
+                }
             }
             guard body.count + size <= maximumBody else { throw .tooLarge }
             while rest.count < size + 2 { rest += try more() }
@@ -143,6 +153,10 @@ enum HTTPWire {
         case 503: return "Service Unavailable"
         default: return "Status"
         }
+    }
+
+    private static func isHexDigit(_ c: UInt8) -> Bool {
+        (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)
     }
 
     private static func isToken(_ c: UInt8) -> Bool {
