@@ -184,12 +184,16 @@ import Testing
             ("POST /api/alarms HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400),
             ("POST /api/alarms HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
             ("POST /api/alarms HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+            // A signed chunk size once crashed the server (an index before the buffer).
+            ("POST /api/alarms HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\nab\r\n0\r\n\r\n", 400),
             ("GET /api/status HTTP/1.1\r\nX-Long: " + String(repeating: "a", count: 20_000) + "\r\n\r\n", 400),
         ] {
             let r = try http.exchange(Data(raw.utf8))
             #expect(r.status == want, "\(raw.prefix(60)): \(r.status) \(r.text)")
             #expect(r.error != nil)
         }
+        // The server lived through all of that.
+        #expect(try http.send("GET", "/api/status").status == 200)
         // A chunked body under the limit is read like any other.
         let chunkedAlarm = Data("{\"id\": \"chunked\", \"expression\": \"07:00\"}".utf8)
         var small = Data((String(chunkedAlarm.count, radix: 16) + "\r\n").utf8)
