@@ -35,6 +35,29 @@ struct Context {
 
     /// The next ring an alarm will really sound, after `created` and now: pauses and holidays
     /// pass over occurrences, skip-next over one more.
+    /// Changes the alarms of `ids` (or every alarm with `all`) in one store update and returns
+    /// them as changed; an id not in the store changes nothing ("no alarm with id 'x'; nothing
+    /// was `done`"). `change` may throw a `CLIError` to refuse, which also changes nothing.
+    func changeEach(ids: [String], all: Bool, done: String, _ change: (inout Alarm) throws -> Void) throws -> [Alarm] {
+        let result: (changed: [Alarm], missing: [String])
+        do {
+            result = try store.update { list in
+                let missing = ids.filter { id in !list.contains { $0.id == id } }
+                guard missing.isEmpty else { return ([], missing) }
+                var changed: [Alarm] = []
+                for i in list.indices where all || ids.contains(list[i].id) {
+                    try change(&list[i])
+                    changed.append(list[i])
+                }
+                return (changed, [])
+            }
+        } catch let error as CLIError { throw error } catch { throw CLIError(error) }
+        if !result.missing.isEmpty {
+            throw CLIError("no alarm with id \(result.missing.map { "'\($0)'" }.joined(separator: ", ")); nothing was \(done)")
+        }
+        return result.changed
+    }
+
     func nextRing(_ alarm: Alarm, after: Date? = nil) -> Date? {
         let start = max(after ?? now, alarm.created ?? now)
         let h = holidays(for: alarm)

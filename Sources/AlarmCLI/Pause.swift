@@ -53,29 +53,14 @@ struct Pause: ParsableCommand {
             } catch { throw CLIError("--for: \(error)") }
             pause = .until(.instant(Date(timeIntervalSince1970: (ctx.now.timeIntervalSince1970 + Double(seconds)).rounded(.up))))
         }
-        let result: (changed: [Alarm], missing: [String])
-        do {
-            result = try ctx.store.update { list in
-                let missing = ids.filter { id in !list.contains { $0.id == id } }
-                guard missing.isEmpty else { return ([], missing) }
-                var changed: [Alarm] = []
-                for i in list.indices where all || ids.contains(list[i].id) {
-                    var a = list[i]
-                    a.pause = pause
-                    if case .until = pause, let end = a.pauseEnd(systemZone: ctx.zone), end <= ctx.now {
-                        throw CLIError("--until \(until ?? ""): the pause would already be over for '\(a.id)' (\(ctx.rfc3339(end, for: a)))")
-                    }
-                    list[i] = a
-                    changed.append(a)
-                }
-                return (changed, [])
+        let changed = try ctx.changeEach(ids: ids, all: all, done: "paused") { a in
+            a.pause = pause
+            if case .until = pause, let end = a.pauseEnd(systemZone: ctx.zone), end <= ctx.now {
+                throw CLIError("--until \(until ?? ""): the pause would already be over for '\(a.id)' (\(ctx.rfc3339(end, for: a)))")
             }
-        } catch let error as CLIError { throw error } catch { throw CLIError(error) }
-        if !result.missing.isEmpty {
-            throw CLIError("no alarm with id \(result.missing.map { "'\($0)'" }.joined(separator: ", ")); nothing was paused")
         }
-        if result.changed.isEmpty { print("no alarms to pause") }
-        for a in result.changed {
+        if changed.isEmpty { print("no alarms to pause") }
+        for a in changed {
             let until = a.pauseEnd(systemZone: ctx.zone).map { "until " + ctx.rfc3339($0, for: a) } ?? "until alarm resume"
             let next = ctx.nextRing(a).map { "; next ring " + ctx.rfc3339($0, for: a) } ?? ""
             print("paused \(a.id) \(until)\(next)")
