@@ -83,6 +83,23 @@ struct ScheduleCLITests {
         #expect(r.stderr.contains(message), "\(r.stderr)")
     }
 
+    @Test("a refused pause or resume changes no alarm")
+    func refusedPauseChangesNothing() throws {
+        let e = try Env()
+        #expect(try e.run("add", "06:30", "--id", "a").status == 0)
+        #expect(try e.run("add", "07:30", "--id", "b").status == 0)
+        let over = try Binaries.run("alarm", ["pause", "--all", "--until", "2001-01-01"], environment: e.environment)
+        #expect(over.status != 0)
+        #expect(over.stderr.contains("the pause would already be over for 'a'"), "\(over.stderr)")
+        let mixed = try Binaries.run("alarm", ["pause", "a", "nope"], environment: e.environment)
+        #expect(mixed.stderr.contains("no alarm with id 'nope'; nothing was paused"), "\(mixed.stderr)")
+        for id in ["a", "b"] { #expect(try e.alarm(id)?["paused"] as? Bool == false, "\(id)") }
+        #expect(try e.run("pause", "b").status == 0)
+        let resume = try Binaries.run("alarm", ["resume", "b", "nope"], environment: e.environment)
+        #expect(resume.stderr.contains("no alarm with id 'nope'; nothing was resumed"), "\(resume.stderr)")
+        #expect(try e.alarm("b")?["paused"] as? Bool == true)
+    }
+
     @Test("pause and resume: list, next and preview show the pause; resume ends it")
     func pauseAndResume() throws {
         let e = try Env()
