@@ -46,13 +46,7 @@ public final class AppendingFile {
     public init(path: String, permissions: UInt32 = 0o640) throws {
         self.path = path
         let fd = try valueOrErrno("open \(path)") { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, permissions) }
-        var info = stat()
-        do {
-            try valueOrErrno("fstat \(path)") { fstat(fd, &info) }
-        } catch {
-            closeIgnoringErrors(fd)
-            throw error
-        }
+        let info = try statOrClose(fd, path)
         descriptor = fd
         identity = FileIdentity(info)
         size = Int(info.st_size)
@@ -101,13 +95,7 @@ public final class ReadingFile {
         } catch let e as SystemError where e.errno == ENOENT {
             return nil
         }
-        var info = stat()
-        do {
-            try valueOrErrno("fstat \(path)") { fstat(fd, &info) }
-        } catch {
-            closeIgnoringErrors(fd)
-            throw error
-        }
+        let info = try statOrClose(fd, path)
         descriptor = fd
         identity = FileIdentity(info)
     }
@@ -138,4 +126,16 @@ public final class ReadingFile {
         out.removeSubrange(done...)
         return out
     }
+}
+
+/// `fstat` of a descriptor just opened; on failure the descriptor is closed and the error thrown.
+private func statOrClose(_ fd: Int32, _ path: String) throws -> stat {
+    var info = stat()
+    do {
+        try valueOrErrno("fstat \(path)") { fstat(fd, &info) }
+    } catch {
+        closeIgnoringErrors(fd)
+        throw error
+    }
+    return info
 }
