@@ -136,7 +136,7 @@ public enum AlsaDevices {
     /// Keeps alsa-lib from printing its own error lines ("ALSA lib pcm.c:2666:(...) Unknown PCM")
     /// on stderr from now on, for a listing that reports each error itself. Plugins that print
     /// by other means (JACK's library) still do.
-    public static func silenceLibraryErrors() { alarm_alsa_silence_errors() }
+    public static func silenceLibraryErrors() { AlsaErrorOutput.silenceForProcess() }
 
     /// Whether ALSA's configuration (alsa.conf and what it includes, `ALSA_CONFIG_PATH`)
     /// defines `key`. The corresponding C functions are `snd_config_update_ref` and

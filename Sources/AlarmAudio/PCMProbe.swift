@@ -36,8 +36,10 @@ public enum PCMProbe {
     /// and `snd_pcm_close`.
     public static func probe(_ device: String, channels: Int, rate: Int) -> PCMProbeResult {
         // alsa-lib's own error lines would repeat what the result says; the player's stay on.
-        calsa_quiet_errors(1)
-        defer { calsa_quiet_errors(0) }
+        AlsaErrorOutput.quietly { probeQuietly(device, channels: channels, rate: rate) }
+    }
+
+    private static func probeQuietly(_ device: String, channels: Int, rate: Int) -> PCMProbeResult {
         var handle: OpaquePointer?
         var rc = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, Int32(SND_PCM_NONBLOCK))
         guard rc >= 0, let pcm = handle else { return failure(device, "snd_pcm_open", rc) }

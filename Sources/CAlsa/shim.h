@@ -5,13 +5,8 @@ static void alarm_alsa_discard_error(const char *file, int line, const char *fun
     (void)file; (void)line; (void)function; (void)err; (void)fmt;
 }
 
-/* Stops alsa-lib from printing its own error lines on stderr ("ALSA lib pcm.c:...") for the
-   rest of the process; the caller reports the errors it gets back instead. */
-static inline void alarm_alsa_silence_errors(void) {
-    snd_lib_error_set_handler(alarm_alsa_discard_error);
-}
-
-/* The same for a while: on (1) around a silent probe, off (0) after it (alsa-lib's own printing). */
+/* Stops alsa-lib from printing its own error lines on stderr ("ALSA lib pcm.c:...") while quiet is 1;
+   0 puts back its own printing. AlarmAudio's AlsaErrorOutput decides (the caller reports the errors). */
 static inline void calsa_quiet_errors(int quiet) {
     snd_lib_error_set_handler(quiet ? alarm_alsa_discard_error : NULL);
 }
