@@ -24,19 +24,35 @@ import Testing
         _ = try FileLock(path: dir + "/lock", timeout: 0.1)
     }
 
-    @Test func aWaiterGetsTheLockOnceItIsReleased() async throws {
+    /// The waiter blocks in `flock`, so it runs on a thread of its own: as a task it would hold
+    /// one of the few threads of Swift's cooperative pool, and with other tests' tasks on the
+    /// rest, the holder's task could wait past the waiter's timeout for a thread to resume on
+    /// (it did: a 74 s run with the whole suite in parallel).
+    @Test func aWaiterGetsTheLockOnceItIsReleased() throws {
         let dir = try temporaryDirectory()
         let first = try FileLock(path: dir + "/lock", timeout: 1)
-        let waiter = Task.detached { () throws -> Date in
-            let l = try FileLock(path: dir + "/lock", timeout: 5)
-            defer { l.unlock() }
-            return Date()
+        final class Outcome: @unchecked Sendable {
+            var got: Date?
+            var error: Error?
         }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        let outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            do {
+                let l = try FileLock(path: dir + "/lock", timeout: 30)
+                outcome.got = Date()
+                l.unlock()
+            } catch {
+                outcome.error = error
+            }
+            done.signal()
+        }
+        usleep(300_000)
         let released = Date()
         first.unlock()
-        let got = try await waiter.value
-        #expect(got >= released)
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        #expect(outcome.error == nil, "\(String(describing: outcome.error))")
+        #expect(outcome.got.map { $0 >= released } == true, "the waiter got the lock only after its release")
     }
 
     @Test func threadsIncrementingUnderTheLockLoseNothing() async throws {
