@@ -54,12 +54,39 @@ struct Snooze: ParsableCommand {
     func run() throws {
         let ctx = try Context(options, lenient: true)
         let request = ControlRequest(ctx: ctx, line: "snooze" + (duration.map { " " + $0 } ?? ""))
-        if let after = try request.send(confirmed: { _, after in after.state == .snoozed }), let until = after.snoozedUntil {
+        // alarmd refuses a snooze past the alarm's limit (and logs it); status.json then shows it
+        // still ringing (or snoozed) with its snoozes used up.
+        let after = try request.send(confirmed: { _, after in after.state == .snoozed || Self.limitReached(after) })
+        if let after, let refusal = Self.refusal(after) {
+            printError(refusal)
+            throw ExitCode(1)
+        }
+        if let after, let until = after.snoozedUntil {
             print("snoozed until \(ctx.clock(until))")
             return
         }
+        if let now = readStatus(ctx), let refusal = Self.refusal(now) {
+            printError(refusal)
+            throw ExitCode(1)
+        }
         printError("nothing was snoozed: \(readStatus(ctx).map { describe($0, ctx) } ?? "no status from alarmd")")
         throw ExitCode(1)
+    }
+}
+
+extension Snooze {
+    static func limitReached(_ s: EngineStatus) -> Bool {
+        guard s.state != .idle, let max = s.maxSnoozes else { return false }
+        return (s.snoozes ?? 0) >= max
+    }
+
+    /// The message for a snooze alarmd refused; nil when it was not refused. A ring just snoozed
+    /// for the last time allowed is not a refusal: it shows as snoozed.
+    static func refusal(_ s: EngineStatus) -> String? {
+        guard s.state == .ringing, limitReached(s), let max = s.maxSnoozes else { return nil }
+        let who = s.label.map { "'\($0)'" } ?? s.alarm.map { "'\($0)'" } ?? "the alarm"
+        let n = s.snoozes ?? 0
+        return "snooze refused: \(who) has been snoozed \(n == 1 ? "once" : "\(n) times"), its limit (max-snoozes \(max)); the alarm keeps ringing"
     }
 }
 
