@@ -48,6 +48,11 @@ struct RingingOptionsTests {
         defer { h.shutdown() }
         let added = try h.cli("add", "--in", "2s", "--id", "ramp", "--sound", "low.wav", "--volume", "80", "--volume-from", "20", "--fade-in", "4s")
         #expect(added.status == 0, "\(added.stderr)")
+        // Shown by list and list --json (an --in alarm is gone once it has rung).
+        let list = try h.cli("list", "--json").stdout
+        #expect(list.contains("\"volume_from\" : 20"), "\(list)")
+        #expect(list.contains("\"max_snoozes\" : null") && list.contains("\"when_ignored\" : null"), "\(list)")
+        #expect(try h.cli("list").stdout.contains("volume 20-80 %"))
         let onset = try #require(h.recorder.waitForSound(threshold: 500, from: h.recorder.count, timeout: 30), "nothing was heard: \(h.log)")
         #expect(h.wait(10) { h.recorder.count >= onset + 6 * h.rate })
         let s = h.recorder.samples
@@ -63,9 +68,6 @@ struct RingingOptionsTests {
         }
         #expect(abs(level(at: 5.0) - 0.80) < 0.04, "after the fade: \(level(at: 5.0))")
         #expect(level(at: 1.0) < level(at: 2.0) && level(at: 2.0) < level(at: 3.0))
-        let list = try h.cli("list", "--json").stdout
-        #expect(list.contains("\"volume_from\" : 20"))
-        #expect(try h.cli("list").stdout.contains("volume 20-80 %"))
         #expect(try h.cli("stop").status == 0)
     }
 
@@ -158,8 +160,9 @@ struct RingingOptionsTests {
         #expect(ignored.string("sound") == "mid.caf")
         #expect(ignored.string("scheduled") == history.last?.string("scheduled"))
         #expect(ignored.string("at") != nil)
-        // alarm watch follows until stopped: 3 s are enough to print the events kept.
-        let watch = try Binaries.run("alarm", ["watch", "--lines", "30"], environment: h.environment, timeout: 3)
-        #expect(watch.stdout.contains("ignored nap \"Nap\""), "\(watch.stdout)")
+        // alarm watch follows until stopped: it shows the events kept, the ignored one among them.
+        let watch = try Follower(h, "alarm", ["watch", "--lines", "30"], output: h.root + "/watch.txt")
+        defer { watch.stop() }
+        #expect(h.wait(10) { watch.text.contains("ignored nap \"Nap\"") }, "\(watch.text)")
     }
 }
