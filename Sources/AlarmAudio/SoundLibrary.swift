@@ -1,3 +1,4 @@
+import AlarmCore
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -122,6 +123,33 @@ public struct SoundLibrary: Sendable {
         } catch {
             return SoundInspection(name: name, path: "", format: nil, duration: nil, result: .failure(error))
         }
+    }
+
+    /// What an alarm with sound `spec` plays for one ring (issue #13): a file name, a
+    /// comma-separated list or `*` (any sound of the directories, see `SoundSelection`). Of a list
+    /// or `*` one is picked with `random` (the caller's random number: the pick is made once per
+    /// ring, where the ring is prepared); one that does not play is passed over for another in the
+    /// same random order, and only when none plays does the default tone ring, with the first
+    /// one's problem. `nil` asks for the default tone. Never fails.
+    public func choose(_ spec: String?, random: UInt64) -> SoundChoice {
+        guard let spec else { return choose(nil) }
+        let candidates: [String]
+        switch SoundSelection(spec) {
+        case .one(let name): return choose(name)
+        case .list(let names): candidates = names
+        case .any:
+            candidates = names()
+            if candidates.isEmpty {
+                return SoundChoice(clip: DefaultTone.clip(), name: nil, problem: .notFound("*", searched: directories))
+            }
+        }
+        var first: SoundChoice?
+        for i in SoundSelection.order(count: candidates.count, random: random) {
+            let choice = choose(candidates[i])
+            if !choice.isDefaultTone { return choice }
+            if first == nil { first = choice }
+        }
+        return first ?? choose(nil)
     }
 
     /// What an alarm with sound `name` plays: the clip, or the default tone and why.

@@ -37,7 +37,9 @@ struct Add: ParsableCommand {
     @Option(help: "A label shown in lists, status and history.")
     var label: String?
 
-    @Option(help: ArgumentHelp("A sound file name in the sound directories (default: the built-in tone).", valueName: "name"))
+    @Option(help: ArgumentHelp(
+        "A sound file name in the sound directories, a comma-separated list (one picked at random for each ring), or '*' (any playable sound) (default: the built-in tone).",
+        valueName: "name"))
     var sound: String?
 
     @Flag(help: "Ring at the next match only, then remove the alarm.")
@@ -55,8 +57,17 @@ struct Add: ParsableCommand {
     @Option(help: ArgumentHelp("Volume in percent, 0-100.", valueName: "pct"))
     var volume: Int?
 
-    @Option(help: ArgumentHelp("Seconds from quiet to full volume: 30, or a duration such as 1m.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds from --volume-from to --volume: 30, or a duration such as 1m.", valueName: "seconds"))
     var fadeIn: String?
+
+    @Option(help: ArgumentHelp("The volume in percent the fade-in starts at, 0-100 (default from the config: 0).", valueName: "pct"))
+    var volumeFrom: Int?
+
+    @Option(help: ArgumentHelp("After this many snoozes 'alarm snooze' is refused and it keeps ringing; 'unlimited' (default from the config: unlimited).", valueName: "n"))
+    var maxSnoozes: String?
+
+    @Option(help: ArgumentHelp("What a ring nobody answers does at its ring length: snooze (itself, up to max-snoozes or 3, then silenced as 'ignored') or silence (default from the config: snooze).", valueName: "snooze|silence"))
+    var whenIgnored: String?
 
     @OptionGroup var schedule: ScheduleOptions
 
@@ -67,6 +78,9 @@ struct Add: ParsableCommand {
         }
         if zone != nil && expression.isEmpty { throw ValidationError("--zone applies to an expression; --in and --at are instants") }
         if let volume, !(0...100).contains(volume) { throw ValidationError("--volume must be 0-100") }
+        if let volumeFrom, !(0...100).contains(volumeFrom) { throw ValidationError("--volume-from must be 0-100") }
+        if let maxSnoozes { do { _ = try SnoozeLimit.parse(maxSnoozes) } catch { throw ValidationError("--\(error)") } }
+        if let whenIgnored { do { _ = try WhenIgnored.parse(whenIgnored) } catch { throw ValidationError("--\(error)") } }
         if let id { do { try Alarm.validate(id: id) } catch { throw ValidationError("\(error)") } }
     }
 
@@ -81,19 +95,33 @@ struct Add: ParsableCommand {
             id: id ?? "", trigger: trigger, label: label, sound: sound, once: once,
             snooze: try duration(snooze, "--snooze"), ring: try duration(ring, "--ring"), volume: volume,
             fadeIn: try fadeInSeconds(), every: rules.every, from: rules.from, until: rules.until,
-            skipHolidays: schedule.skipHolidays)
+            skipHolidays: schedule.skipHolidays, volumeFrom: volumeFrom,
+            maxSnoozes: try maxSnoozes.map { text in try SnoozeLimit.parse(text) },
+            whenIgnored: try whenIgnored.map { text in try WhenIgnored.parse(text) })
         if let problem = Alarm.whyRulesDoNotFit(trigger: alarm.trigger, every: alarm.every) { throw CLIError(problem) }
         if let sound {
-            do { try SoundLibrary.checkName(sound) } catch { throw CLIError("--sound: \(error)") }
+            guard SoundSelection(sound).names?.isEmpty != true else { throw CLIError("--sound: no sound named in '\(sound)'") }
+            for name in SoundSelection(sound).names ?? [] {
+                do { try SoundLibrary.checkName(name) } catch { throw CLIError("--sound: \(error)") }
+            }
         }
         let (stored, next, replaced) = try ctx.commitAdd(alarm, describe: { Self.describe($0, ctx.zone) })
         alarm = stored
         print("\(replaced ? "replaced" : "added") \(alarm.id): next ring \(ctx.rfc3339(next, for: alarm)) (in \(Durations.spoken(next.timeIntervalSince(ctx.now))))")
         if let sound {
             let library = ctx.config.soundLibrary
-            let inspection = library.inspect(sound)
-            if let problem = inspection.problem {
-                printError("warning: \(problem); the default tone will ring instead")
+            switch SoundSelection(sound) {
+            case .one(let name):
+                if let problem = library.inspect(name).problem { printError("warning: \(problem); the default tone will ring instead") }
+            case .list(let names):
+                let problems = names.compactMap { library.inspect($0).problem }
+                for problem in problems {
+                    printError("warning: \(problem); " + (problems.count == names.count ? "the default tone will ring instead" : "the others are picked from"))
+                }
+            case .any:
+                if !library.names().contains(where: { library.inspect($0).problem == nil }) {
+                    printError("warning: no sound of \(library.directories.joined(separator: ", ")) plays; the default tone will ring instead")
+                }
             }
         }
     }

@@ -50,10 +50,19 @@ struct ControlOutcome {
     /// `alarm snooze [DURATION]`.
     static func snooze(_ ctx: Context, duration: String?) throws -> ControlOutcome {
         let request = ControlRequest(ctx: ctx, line: "snooze" + (duration.map { " " + $0 } ?? ""))
-        if let after = try request.deliver(confirmed: { _, after in after.state == .snoozed }), let until = after.snoozedUntil {
+        // alarmd refuses a snooze past the alarm's limit (and logs it); status.json then shows it
+        // still ringing with its snoozes used up.
+        let after = try request.deliver(confirmed: { _, after in after.state == .snoozed || Snooze.limitReached(after) })
+        if let after, let refusal = Snooze.refusal(after) {
+            return ControlOutcome(done: false, message: refusal, status: after)
+        }
+        if let after, let until = after.snoozedUntil {
             return ControlOutcome(done: true, message: "snoozed until \(ctx.clock(until))", status: after)
         }
         let now = readStatus(ctx)
+        if let now, let refusal = Snooze.refusal(now) {
+            return ControlOutcome(done: false, message: refusal, status: now)
+        }
         return ControlOutcome(done: false, message: "nothing was snoozed: \(now.map { describe($0, ctx) } ?? "no status from alarmd")", status: now)
     }
 
@@ -111,6 +120,22 @@ struct Snooze: ParsableCommand {
     func run() throws {
         let ctx = try Context(options, lenient: true)
         try ControlOutcome.report { try .snooze(ctx, duration: duration) }
+    }
+}
+
+extension Snooze {
+    static func limitReached(_ s: EngineStatus) -> Bool {
+        guard s.state != .idle, let max = s.maxSnoozes else { return false }
+        return (s.snoozes ?? 0) >= max
+    }
+
+    /// The message for a snooze alarmd refused; nil when it was not refused. A ring just snoozed
+    /// for the last time allowed is not a refusal: it shows as snoozed.
+    static func refusal(_ s: EngineStatus) -> String? {
+        guard s.state == .ringing, limitReached(s), let max = s.maxSnoozes else { return nil }
+        let who = s.label.map { "'\($0)'" } ?? s.alarm.map { "'\($0)'" } ?? "the alarm"
+        let n = s.snoozes ?? 0
+        return "snooze refused: \(who) has been snoozed \(n == 1 ? "once" : "\(n) times"), its limit (max-snoozes \(max)); the alarm keeps ringing"
     }
 }
 

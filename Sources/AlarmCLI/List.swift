@@ -40,6 +40,8 @@ struct List: ParsableCommand {
             }
             let rules = alarm.rulesText(zone: alarm.displayZone(systemZone: ctx.zone))
             if !rules.isEmpty { when += " " + rules }
+            let ringing = alarm.ringingText
+            if !ringing.isEmpty { when += " (" + ringing + ")" }
             var next = nextRing.map { ctx.short($0) } ?? "never"
             if let paused = ctx.pauseText(alarm) {
                 next = alarm.pausedUntilBound == nil ? "paused (until alarm resume)" : next + " (paused \(paused))"
@@ -48,6 +50,21 @@ struct List: ParsableCommand {
             rows.append([alarm.id, next, when, alarm.zone ?? alarm.mode.rawValue, alarm.sound ?? "default", alarm.label ?? ""])
         }
         printTable(rows)
+    }
+}
+
+extension Alarm {
+    /// Issue #13's options, where set: "volume 20-80 %, max 3 snoozes, when ignored: silence".
+    var ringingText: String {
+        var parts: [String] = []
+        if let from = volumeFrom { parts.append("volume \(from)-\(volume.map(String.init) ?? "default") %") }
+        switch maxSnoozes {
+        case .limited(let n)?: parts.append(n == 1 ? "max 1 snooze" : "max \(n) snoozes")
+        case .unlimited?: parts.append("unlimited snoozes")
+        case nil: break
+        }
+        if let w = whenIgnored { parts.append("when ignored: \(w.rawValue)") }
+        return parts.joined(separator: ", ")
     }
 }
 

@@ -26,7 +26,9 @@ public struct Alarm: Hashable, Sendable {
     public var id: String
     public var trigger: AlarmTrigger
     public var label: String?
-    /// A sound file name (looked up in the sound directories), or nil for the default tone.
+    /// A sound file name (looked up in the sound directories), a comma-separated list of them
+    /// (one picked at random for each ring), `*` (any playable sound), or nil for the default
+    /// tone. Kept as given; `SoundSelection` reads it.
     public var sound: String?
     /// Ring at the next match only, then the alarm is removed (the seeds' `repeats: false`).
     public var once: Bool
@@ -58,12 +60,19 @@ public struct Alarm: Hashable, Sendable {
     public var skipHolidays: Bool
     /// `alarm pause`: occurrences while it lasts are recorded `paused`; nil when not paused.
     public var pause: Pause?
+    /// `--volume-from` (issue #13): the volume in percent the fade-in starts at (default 0).
+    public var volumeFrom: Int?
+    /// `--max-snoozes`: after this many snoozes `alarm snooze` is refused; nil: the config's.
+    public var maxSnoozes: SnoozeLimit?
+    /// `--when-ignored`: what a ring nobody answers does; nil: the config's.
+    public var whenIgnored: WhenIgnored?
 
     public init(
         id: String, trigger: AlarmTrigger, label: String? = nil, sound: String? = nil, once: Bool = false,
         snooze: TimeInterval? = nil, ring: TimeInterval? = nil, volume: Int? = nil, fadeIn: TimeInterval? = nil,
         skipNext: Bool = false, created: Date? = nil, every: RepeatInterval? = nil, from: ScheduleBound? = nil,
-        until: ScheduleBound? = nil, skipHolidays: Bool = false, pause: Pause? = nil
+        until: ScheduleBound? = nil, skipHolidays: Bool = false, pause: Pause? = nil, volumeFrom: Int? = nil,
+        maxSnoozes: SnoozeLimit? = nil, whenIgnored: WhenIgnored? = nil
     ) {
         self.id = id
         self.trigger = trigger
@@ -81,6 +90,9 @@ public struct Alarm: Hashable, Sendable {
         self.until = until
         self.skipHolidays = skipHolidays
         self.pause = pause
+        self.volumeFrom = volumeFrom
+        self.maxSnoozes = maxSnoozes
+        self.whenIgnored = whenIgnored
     }
 
     /// `created` as stored: whole milliseconds, so that the value read back from the store
@@ -169,6 +181,9 @@ extension Alarm: Codable {
         case skipHolidays = "skip_holidays"
         case paused
         case pausedUntil = "paused_until"
+        case volumeFrom = "volume_from"
+        case maxSnoozes = "max_snoozes"
+        case whenIgnored = "when_ignored"
     }
 
     public init(from decoder: Decoder) throws {
@@ -215,6 +230,15 @@ extension Alarm: Codable {
         let paused = try c.decodeIfPresent(Bool.self, forKey: .paused) ?? false
         let pausedUntil = try text(.pausedUntil, ScheduleBound.parse)
         pause = pausedUntil.map { .until($0) } ?? (paused ? .indefinitely : nil)
+        volumeFrom = try c.decodeIfPresent(Int.self, forKey: .volumeFrom)
+        if (try? c.decodeNil(forKey: .maxSnoozes)) == false {
+            if let n = try? c.decode(Int.self, forKey: .maxSnoozes) {
+                maxSnoozes = .limited(n)
+            } else {
+                maxSnoozes = try text(.maxSnoozes, SnoozeLimit.parse)
+            }
+        }
+        whenIgnored = try text(.whenIgnored, WhenIgnored.parse)
         if let problem = Self.whyRulesDoNotFit(trigger: trigger, every: every) {
             throw DecodingError.dataCorruptedError(forKey: .every, in: c, debugDescription: problem)
         }
@@ -269,6 +293,15 @@ extension Alarm: Codable {
         if skipHolidays { try c.encode(true, forKey: .skipHolidays) }
         try c.encode(pause != nil, forKey: .paused)
         if pause != nil { try c.encode(pausedUntilBound?.description, forKey: .pausedUntil) }
+        // Issue #13's ringing options, likewise only when set (`list --json` and `export` show
+        // them always: `AlarmListWriter`).
+        try c.encodeIfPresent(volumeFrom, forKey: .volumeFrom)
+        switch maxSnoozes {
+        case .limited(let n)?: try c.encode(n, forKey: .maxSnoozes)
+        case .unlimited?: try c.encode("unlimited", forKey: .maxSnoozes)
+        case nil: break
+        }
+        try c.encodeIfPresent(whenIgnored, forKey: .whenIgnored)
     }
 
     /// The pause's end, when it has one.

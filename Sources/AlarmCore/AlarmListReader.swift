@@ -87,6 +87,7 @@ private enum Raw {
 private enum Key: Int, CaseIterable {
     case id, at, expression, zone, label, sound, once, snooze, ring, volume, fadeIn, skipNext, created
     case every, from, until, skipHolidays, paused, pausedUntil, mode
+    case volumeFrom, maxSnoozes, whenIgnored
 
     var name: String {
         switch self {
@@ -94,6 +95,9 @@ private enum Key: Int, CaseIterable {
         case .skipNext: return "skip_next"
         case .skipHolidays: return "skip_holidays"
         case .pausedUntil: return "paused_until"
+        case .volumeFrom: return "volume_from"
+        case .maxSnoozes: return "max_snoozes"
+        case .whenIgnored: return "when_ignored"
         default: return "\(self)"
         }
     }
@@ -119,7 +123,7 @@ private enum Key: Int, CaseIterable {
         case (5, UInt8(ascii: "e")): return eq("every") ? .every : nil
         case (5, UInt8(ascii: "u")): return eq("until") ? .until : nil
         case (6, UInt8(ascii: "p")): return eq("paused") ? .paused : nil
-        case (12, _): return eq("paused_until") ? .pausedUntil : nil
+        case (12, UInt8(ascii: "p")): return eq("paused_until") ? .pausedUntil : nil
         case (13, _): return eq("skip_holidays") ? .skipHolidays : nil
         case (5, UInt8(ascii: "l")): return eq("label") ? .label : nil
         case (5, UInt8(ascii: "s")): return eq("sound") ? .sound : nil
@@ -128,6 +132,9 @@ private enum Key: Int, CaseIterable {
         case (7, UInt8(ascii: "f")): return eq("fade_in") ? .fadeIn : nil
         case (7, UInt8(ascii: "c")): return eq("created") ? .created : nil
         case (9, _): return eq("skip_next") ? .skipNext : nil
+        case (11, UInt8(ascii: "v")): return eq("volume_from") ? .volumeFrom : nil
+        case (11, UInt8(ascii: "m")): return eq("max_snoozes") ? .maxSnoozes : nil
+        case (12, UInt8(ascii: "w")): return eq("when_ignored") ? .whenIgnored : nil
         default: return nil
         }
     }
@@ -372,9 +379,20 @@ private struct Reader {
         let paused = try bool(.paused) ?? false
         let pausedUntil = try text(.pausedUntil, ScheduleBound.parse)
         if let problem = Alarm.whyRulesDoNotFit(trigger: trigger, every: every) { throw fail(.every, problem) }
+        let volumeFrom = try int(.volumeFrom)
+        var maxSnoozes: SnoozeLimit? = nil
+        if let raw = optional(.maxSnoozes) {
+            if case .number = raw {
+                maxSnoozes = try int(.maxSnoozes).map { .limited($0) }
+            } else {
+                maxSnoozes = try text(.maxSnoozes, SnoozeLimit.parse)
+            }
+        }
+        let whenIgnored = try text(.whenIgnored, WhenIgnored.parse)
         return Alarm(
             id: id, trigger: trigger, label: label, sound: sound, once: once, snooze: snooze, ring: ring, volume: volume,
             fadeIn: fadeIn, skipNext: skipNext, created: created, every: every, from: from, until: until,
-            skipHolidays: skipHolidays, pause: pausedUntil.map { .until($0) } ?? (paused ? .indefinitely : nil))
+            skipHolidays: skipHolidays, pause: pausedUntil.map { .until($0) } ?? (paused ? .indefinitely : nil),
+            volumeFrom: volumeFrom, maxSnoozes: maxSnoozes, whenIgnored: whenIgnored)
     }
 }

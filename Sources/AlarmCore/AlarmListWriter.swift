@@ -4,7 +4,9 @@ import FoundationEssentials
 /// `[.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]` (the store's format since the start),
 /// an order of magnitude faster: two-space indents, `"key" : value`, keys sorted, `null` for
 /// absent optional values except `created` and issue #12's keys (left out when unset: `every`,
-/// `from`, `until`, `skip_holidays` when false, `paused_until` when not paused), doubles as Swift prints them
+/// `from`, `until`, `skip_holidays` when false, `paused_until` when not paused) and issue #13's
+/// (`volume_from`, `max_snoozes`, `when_ignored`: left out of the store when unset, `null` in the
+/// list form, which has them always), doubles as Swift prints them
 /// without a trailing `.0`, strings escaped as `JSONEncoder` escapes them. No trailing newline.
 public enum AlarmListWriter {
     public struct NonFiniteNumber: Error, CustomStringConvertible {
@@ -61,8 +63,9 @@ public enum AlarmListWriter {
             }
             out.append(contentsOf: ",\n".utf8)
         }
-        // Sorted: at, created, every, expression, fade_in, from, id, label, mode, next, once,
-        // paused, paused_until, ring, skip_holidays, skip_next, snooze, sound, until, volume, zone.
+        // Sorted: at, created, every, expression, fade_in, from, id, label, max_snoozes, mode, next,
+        // once, paused, paused_until, ring, skip_holidays, skip_next, snooze, sound, until, volume,
+        // volume_from, when_ignored, zone.
         var expression: String? = nil
         switch a.trigger {
         case .instant(let t):
@@ -80,6 +83,14 @@ public enum AlarmListWriter {
         if let from = a.from { string("from", from.description) }
         string("id", a.id)
         string("label", a.label)
+        switch a.maxSnoozes {
+        case .limited(let n)?:
+            key("max_snoozes")
+            out.append(contentsOf: String(n).utf8)
+            out.append(contentsOf: ",\n".utf8)
+        case .unlimited?: string("max_snoozes", "unlimited")
+        case nil: if hasNext { string("max_snoozes", nil) }
+        }
         string("mode", a.mode.rawValue)
         if hasNext { string("next", next ?? nil) }
         bool("once", a.once)
@@ -94,6 +105,12 @@ public enum AlarmListWriter {
         key("volume")
         out.append(contentsOf: (a.volume.map { String($0) } ?? "null").utf8)
         out.append(contentsOf: ",\n".utf8)
+        if a.volumeFrom != nil || hasNext {
+            key("volume_from")
+            out.append(contentsOf: (a.volumeFrom.map { String($0) } ?? "null").utf8)
+            out.append(contentsOf: ",\n".utf8)
+        }
+        if a.whenIgnored != nil || hasNext { string("when_ignored", a.whenIgnored?.rawValue) }
         key("zone")
         if let zone = a.zone { quoted(zone, into: &out) } else { out.append(contentsOf: "null".utf8) }
         out.append(contentsOf: "\n  }".utf8)

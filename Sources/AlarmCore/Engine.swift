@@ -237,11 +237,12 @@ public struct Engine: Sendable {
         case .ringing(let r):
             return EngineStatus(
                 state: .ringing, alarm: r.occurrence.alarm, sound: r.playing ?? r.sound ?? "default", reason: r.reason,
-                next: next, paused: paused, zone: zone)
+                next: next, paused: paused, zone: zone, snoozes: r.snoozes ?? 0, maxSnoozes: r.maxSnoozes, label: r.label)
         case .snoozed(let r, let until):
             return EngineStatus(
                 state: .snoozed, alarm: r.occurrence.alarm, sound: r.playing ?? r.sound ?? "default", reason: r.reason,
-                snoozedUntil: until, next: next, paused: paused, zone: zone)
+                snoozedUntil: until, next: next, paused: paused, zone: zone, snoozes: r.snoozes ?? 0,
+                maxSnoozes: r.maxSnoozes, label: r.label)
         }
     }
 

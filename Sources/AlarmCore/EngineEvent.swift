@@ -90,14 +90,21 @@ public struct RingRequest: Equatable, Sendable {
     /// The alarm's id; nil for a manual `ring`.
     public var alarm: String?
     public var label: String?
-    /// The sound's file name; nil for the default tone.
+    /// The sound as the alarm names it (a file name, a comma-separated list, `*`: the daemon
+    /// picks one file for each ring, see `SoundSelection`); nil for the default tone.
     public var sound: String?
     public var volume: Int
     public var fadeIn: TimeInterval
     public var scheduled: Date
     public var late: Bool
+    /// The volume in percent the fade-in starts at (issue #13).
+    public var volumeFrom: Int
 
-    public init(alarm: String?, label: String?, sound: String?, volume: Int, fadeIn: TimeInterval, scheduled: Date, late: Bool) {
+    public init(
+        alarm: String?, label: String?, sound: String?, volume: Int, fadeIn: TimeInterval, scheduled: Date, late: Bool,
+        volumeFrom: Int = 0
+    ) {
+        self.volumeFrom = volumeFrom
         self.alarm = alarm
         self.label = label
         self.sound = sound

@@ -9,8 +9,14 @@ public struct EngineSettings: Equatable, Sendable, Codable {
     public var ring: TimeInterval
     /// Volume in percent.
     public var volume: Int
-    /// Seconds from quiet to full volume.
+    /// Seconds from `volumeFrom` to full volume.
     public var fadeIn: TimeInterval
+    /// The volume in percent the fade-in starts at (config `volume_from`, default 0: silence).
+    public var volumeFrom: Int = 0
+    /// How many snoozes a ring allows (config `max_snoozes`); nil: unlimited.
+    public var maxSnoozes: Int? = nil
+    /// What a ring nobody answers does (config `when_ignored`, default `snooze`; see `WhenIgnored`).
+    public var whenIgnored: WhenIgnored = .snooze
     /// An occurrence (or a snooze end) passed by at most this much still rings, late; older ones
     /// are recorded as missed (10 min).
     public var grace: TimeInterval
@@ -27,8 +33,12 @@ public struct EngineSettings: Equatable, Sendable, Codable {
     public init(
         snooze: TimeInterval = 9 * 60, ring: TimeInterval = 10 * 60, volume: Int = 100, fadeIn: TimeInterval = 0,
         grace: TimeInterval = 10 * 60, lateTolerance: TimeInterval = 2, retryDelay: TimeInterval = 5,
-        backwardJumpLimit: TimeInterval = 24 * 3600
+        backwardJumpLimit: TimeInterval = 24 * 3600, volumeFrom: Int = 0, maxSnoozes: Int? = nil,
+        whenIgnored: WhenIgnored = .snooze
     ) {
+        self.volumeFrom = volumeFrom
+        self.maxSnoozes = maxSnoozes
+        self.whenIgnored = whenIgnored
         self.snooze = snooze
         self.ring = ring
         self.volume = volume

@@ -51,6 +51,17 @@ public struct Ringing: Equatable, Sendable, Codable {
     public var fallback: String? = nil
     /// What the daemon did to the mixer in this episode (the volume floor), for its history.
     public var mixer: String? = nil
+    /// Issue #13, optional so that a state saved before reads unchanged. The volume the fade-in
+    /// starts at (nil: 0).
+    public var volumeFrom: Int? = nil
+    /// How often this occurrence was snoozed so far, by `alarm snooze` or by itself (nil: 0).
+    public var snoozes: Int? = nil
+    /// How often it snoozed itself because nobody answered (nil: 0).
+    public var selfSnoozes: Int? = nil
+    /// The snooze limit copied from the alarm or the settings; nil: unlimited.
+    public var maxSnoozes: Int? = nil
+    /// What it does when nobody answers; nil (a state saved before): `silence`, as it did then.
+    public var whenIgnored: WhenIgnored? = nil
 
     var zone: Zone { Zone(identifier: zoneIdentifier) ?? Zone.utc }
 }

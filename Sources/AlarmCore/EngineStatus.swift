@@ -43,13 +43,24 @@ public struct EngineStatus: Equatable, Sendable {
     public var warnings: [String]
     /// The alarms paused now, by id.
     public var paused: [Paused]
+    /// While ringing or snoozed (issue #13): how often this occurrence was snoozed, and its
+    /// limit (nil: unlimited). JSON `snoozes`, `max_snoozes` (null: unlimited), only then.
+    public var snoozes: Int?
+    public var maxSnoozes: Int?
+    /// While ringing or snoozed: the alarm's label (JSON `label`), for messages such as a
+    /// refused snooze.
+    public var label: String?
     /// The zone timestamps are written in (the system zone); not part of the JSON.
     public var zone: Zone
 
     public init(
         state: State, alarm: String? = nil, sound: String? = nil, reason: String? = nil, snoozedUntil: Date? = nil,
-        next: Next? = nil, warnings: [String] = [], paused: [Paused] = [], zone: Zone
+        next: Next? = nil, warnings: [String] = [], paused: [Paused] = [], zone: Zone, snoozes: Int? = nil,
+        maxSnoozes: Int? = nil, label: String? = nil
     ) {
+        self.snoozes = snoozes
+        self.maxSnoozes = maxSnoozes
+        self.label = label
         self.state = state
         self.alarm = alarm
         self.sound = sound
@@ -64,8 +75,9 @@ public struct EngineStatus: Equatable, Sendable {
 
 extension EngineStatus: Codable {
     enum CodingKeys: String, CodingKey {
-        case state, alarm, sound, reason, next, warnings, paused
+        case state, alarm, sound, reason, next, warnings, paused, snoozes, label
         case snoozedUntil = "snoozed_until"
+        case maxSnoozes = "max_snoozes"
     }
 
     enum NextKeys: String, CodingKey {
@@ -106,7 +118,10 @@ extension EngineStatus: Codable {
             sound: try c.decodeIfPresent(String.self, forKey: .sound),
             reason: try c.decodeIfPresent(String.self, forKey: .reason),
             snoozedUntil: snoozedUntil, next: next,
-            warnings: try c.decodeIfPresent([String].self, forKey: .warnings) ?? [], paused: paused, zone: zone)
+            warnings: try c.decodeIfPresent([String].self, forKey: .warnings) ?? [], paused: paused, zone: zone,
+            snoozes: try c.decodeIfPresent(Int.self, forKey: .snoozes),
+            maxSnoozes: try c.decodeIfPresent(Int.self, forKey: .maxSnoozes),
+            label: try c.decodeIfPresent(String.self, forKey: .label))
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -124,6 +139,11 @@ extension EngineStatus: Codable {
             try c.encodeNil(forKey: .next)
         }
         try c.encode(warnings, forKey: .warnings)
+        if state != .idle {
+            try c.encode(snoozes ?? 0, forKey: .snoozes)
+            try c.encode(maxSnoozes, forKey: .maxSnoozes)
+            try c.encode(label, forKey: .label)
+        }
         // Only when an alarm is paused: the status of everyone else keeps its keys.
         guard !paused.isEmpty else { return }
         var list = c.nestedUnkeyedContainer(forKey: .paused)

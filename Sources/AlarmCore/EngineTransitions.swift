@@ -106,9 +106,7 @@ extension Engine {
         case .ringing(var r):
             if now >= r.deadline {
                 fx.stopAudio()
-                end(r, .silenced, now: now, reason: nil, &fx)
-                state.ring = .idle
-                fx.log(.notice, "\(Self.name(r.occurrence.alarm)) silenced after ringing \(Durations.format(r.ringLength))")
+                ignored(r, now: now, &fx)
             } else if let t = r.retryAt, now >= t {
                 r.retryAt = nil
                 state.ring = .ringing(r)
@@ -358,6 +356,11 @@ extension Engine {
         case .idle:
             fx.log(.warning, "snooze ignored: nothing is ringing or snoozed")
         case .ringing(var r):
+            if let refusal = snoozeRefusal(r) {
+                fx.log(.warning, refusal)
+                return
+            }
+            r.snoozes = (r.snoozes ?? 0) + 1
             let until = now.addingTimeInterval(duration ?? r.snoozeLength)
             fx.stopAudio()
             end(r, .snoozed, now: now, reason: nil, &fx)
@@ -365,10 +368,58 @@ extension Engine {
             state.ring = .snoozed(r, until: until)
             fx.log(.notice, "\(Self.name(r.occurrence.alarm)) snoozed until \(RFC3339.format(until, in: r.zone))")
         case .snoozed(var r, _):
+            // A snooze restarted while snoozed counts too, or the limit could be stretched.
+            if let refusal = snoozeRefusal(r) {
+                fx.log(.warning, refusal)
+                return
+            }
+            r.snoozes = (r.snoozes ?? 0) + 1
             let until = now.addingTimeInterval(duration ?? r.snoozeLength)
             r.snoozedFor = duration ?? r.snoozeLength
             state.ring = .snoozed(r, until: until)
             fx.log(.notice, "\(Self.name(r.occurrence.alarm)) snooze restarted: until \(RFC3339.format(until, in: r.zone))")
+        }
+    }
+
+    /// Why `alarm snooze` is refused for `r` (its snooze limit is used up), or nil. The ring
+    /// goes on: refusing a snooze must never silence an alarm.
+    func snoozeRefusal(_ r: Ringing) -> String? {
+        guard let max = r.maxSnoozes, (r.snoozes ?? 0) >= max else { return nil }
+        let who = r.label.map { "'\($0)'" } ?? Self.name(r.occurrence.alarm)
+        let times = (r.snoozes ?? 0) == 1 ? "once" : "\(r.snoozes ?? 0) times"
+        return "snooze refused: \(who) has been snoozed \(times), its limit (max-snoozes \(max)); the alarm keeps ringing"
+    }
+
+    /// The ring length passed with nobody answering. `when_ignored = snooze`: it snoozes itself
+    /// (history `snoozed`, with the reason) while its snoozes allow (`max_snoozes` in all, or
+    /// `WhenIgnored.unlimitedSelfSnoozes` of its own when unlimited), then it is silenced and
+    /// recorded `ignored`. `silence` (and a ring saved before the option existed): `silenced`.
+    mutating func ignored(_ r: Ringing, now: Date, _ fx: inout Effects) {
+        let name = Self.name(r.occurrence.alarm)
+        guard r.whenIgnored == .snooze else {
+            end(r, .silenced, now: now, reason: nil, &fx)
+            state.ring = .idle
+            fx.log(.notice, "\(name) silenced after ringing \(Durations.format(r.ringLength))")
+            return
+        }
+        let snoozes = r.snoozes ?? 0, own = r.selfSnoozes ?? 0
+        let (done, limit) = r.maxSnoozes.map { (snoozes, $0) } ?? (own, WhenIgnored.unlimitedSelfSnoozes)
+        let unanswered = "nobody answered in \(Durations.format(r.ringLength))"
+        if done < limit {
+            var next = r
+            next.snoozes = snoozes + 1
+            next.selfSnoozes = own + 1
+            next.snoozedFor = r.snoozeLength
+            let until = now.addingTimeInterval(r.snoozeLength)
+            end(r, .snoozed, now: now, reason: "\(unanswered): snoozed itself (\(done + 1) of \(limit))", &fx)
+            state.ring = .snoozed(next, until: until)
+            fx.log(.notice, "\(name): \(unanswered); snoozed itself until \(RFC3339.format(until, in: r.zone)) (\(done + 1) of \(limit))")
+        } else {
+            let reason = "\(unanswered); rang \(own + 1) time(s) unanswered" + (own > 0 ? " (snoozed itself \(own) time(s))" : "")
+                + ": silenced"
+            end(r, .ignored, now: now, reason: reason, &fx)
+            state.ring = .idle
+            fx.log(.notice, "\(name) ignored: \(reason)")
         }
     }
 
@@ -393,7 +444,8 @@ extension Engine {
             occurrence: Occurrence(alarm: nil, scheduled: now), merged: [], label: nil, sound: sound,
             volume: settings.volume, fadeIn: settings.fadeIn, snoozeLength: settings.snooze, ringLength: settings.ring,
             zoneIdentifier: zone.identifier, late: false, episodeStart: now, deadline: now.addingTimeInterval(settings.ring),
-            firstFrame: nil, playing: nil, reason: nil, failed: false, retryAt: nil, snoozedFor: nil)
+            firstFrame: nil, playing: nil, reason: nil, failed: false, retryAt: nil, snoozedFor: nil,
+            volumeFrom: settings.volumeFrom, maxSnoozes: settings.maxSnoozes, whenIgnored: settings.whenIgnored)
         state.ring = .ringing(r)
         fx.startRinging(request(r))
         fx.log(.notice, "ringing now" + (sound.map { " with '\($0)'" } ?? " with the default tone"))
@@ -462,7 +514,8 @@ extension Engine {
             snoozeLength: a.snooze ?? settings.snooze, ringLength: length,
             zoneIdentifier: a.displayZone(systemZone: zone).identifier, late: late, episodeStart: now,
             deadline: now.addingTimeInterval(length), firstFrame: nil, playing: nil, reason: nil, failed: false,
-            retryAt: nil, snoozedFor: nil)
+            retryAt: nil, snoozedFor: nil, volumeFrom: a.volumeFrom ?? settings.volumeFrom,
+            maxSnoozes: a.maxSnoozes.map { $0.count } ?? settings.maxSnoozes, whenIgnored: a.whenIgnored ?? settings.whenIgnored)
     }
 
     func newEpisode(_ r: Ringing, now: Date, late: Bool) -> Ringing {
@@ -484,7 +537,7 @@ extension Engine {
     func request(_ r: Ringing) -> RingRequest {
         RingRequest(
             alarm: r.occurrence.alarm, label: r.label, sound: r.sound, volume: r.volume, fadeIn: r.fadeIn,
-            scheduled: r.occurrence.scheduled, late: r.late)
+            scheduled: r.occurrence.scheduled, late: r.late, volumeFrom: r.volumeFrom ?? 0)
     }
 
     /// Marks of alarms no longer stored are kept (an alarm removed and re-added must not ring

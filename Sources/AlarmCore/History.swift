@@ -4,7 +4,9 @@ import FoundationEssentials
 public enum RingOutcome: String, Codable, Sendable {
     /// `alarm stop`.
     case stopped
-    /// `alarm snooze`: a later episode of the same occurrence follows.
+    /// `alarm snooze`, or the ring snoozed itself because nobody answered it within its ring
+    /// length (`when_ignored = snooze`; the reason says so): a later episode of the same
+    /// occurrence follows.
     case snoozed
     /// The ring length passed (auto-silence), or a newer alarm took over the speaker.
     case silenced
@@ -20,6 +22,9 @@ public enum RingOutcome: String, Codable, Sendable {
     /// The alarm's last occurrence (`--until`, or an expression that runs out) has passed: the
     /// alarm ends and leaves the list. `scheduled` is that last occurrence.
     case ended
+    /// Nobody answered (issue #13, `when_ignored = snooze`): the ring snoozed itself as often as
+    /// allowed and rang its ring length once more; then it was silenced for good.
+    case ignored
 }
 
 /// One line of history: one ring episode of one occurrence (an occurrence snoozed twice and

@@ -30,6 +30,12 @@ public struct Configuration: Equatable, Sendable {
     public var volume = 100
     public var fadeIn: TimeInterval = 0
     public var grace: TimeInterval = 10 * 60
+    /// Issue #13: the volume the fade-in starts at (`volume_from`, percent), the snooze limit
+    /// (`max_snoozes`, a number or `unlimited`), and what a ring nobody answers does
+    /// (`when_ignored`, `snooze` or `silence`; see `WhenIgnored` for why `snooze`).
+    public var volumeFrom = 0
+    public var maxSnoozes: SnoozeLimit = .unlimited
+    public var whenIgnored: WhenIgnored = .snooze
     /// How long before each ring alarmd runs the checks of `alarm check` (config `preflight`);
     /// 0 turns them off.
     public var preflight: TimeInterval = 10 * 60
@@ -138,10 +144,10 @@ public struct Configuration: Equatable, Sendable {
         }
     }
 
-    /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, fade_in,
-    /// grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight,
-    /// fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays, web_listen,
-    /// web_token_file.
+    /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, volume_from,
+    /// fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir,
+    /// fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir,
+    /// hook_timeout, holidays, web_listen, web_token_file.
     mutating func apply(file path: String) throws {
         // Plain open and read: /dev/null (no config) works too.
         guard let bytes = try? AtomicFile.read(path) else {
@@ -170,6 +176,13 @@ public struct Configuration: Equatable, Sendable {
             case "volume":
                 guard let v = Self.percent(value) else { throw fail("volume must be a whole percentage 0..100, found '\(value)'") }
                 volume = v
+            case "volume_from":
+                guard let v = Self.percent(value) else { throw fail("volume_from must be a whole percentage 0..100, found '\(value)'") }
+                volumeFrom = v
+            case "max_snoozes":
+                do { maxSnoozes = try SnoozeLimit.parse(value) } catch { throw fail("\(error)") }
+            case "when_ignored":
+                do { whenIgnored = try WhenIgnored.parse(value) } catch { throw fail("\(error)") }
             case "mixer_floor":
                 guard let v = Self.percent(value) else {
                     throw fail("mixer_floor must be a whole percentage 0..100 (0 turns the floor off), found '\(value)'")
@@ -199,7 +212,7 @@ public struct Configuration: Equatable, Sendable {
             case "web_listen": webListen = value
             case "web_token_file": webTokenPath = value
             default:
-                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, fade_in, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays, web_listen, web_token_file)")
+                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, volume_from, fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays, web_listen, web_token_file)")
             }
         }
     }

@@ -333,6 +333,9 @@ public final class Daemon {
             config.ring = fresh.ring
             config.volume = fresh.volume
             config.fadeIn = fresh.fadeIn
+            config.volumeFrom = fresh.volumeFrom
+            config.maxSnoozes = fresh.maxSnoozes
+            config.whenIgnored = fresh.whenIgnored
             config.grace = fresh.grace
             config.preflight = fresh.preflight
             config.fallbackCommand = fresh.fallbackCommand
@@ -354,7 +357,9 @@ public final class Daemon {
     }
 
     static func settings(_ c: Configuration) -> EngineSettings {
-        EngineSettings(snooze: c.snooze, ring: c.ring, volume: c.volume, fadeIn: c.fadeIn, grace: c.grace)
+        EngineSettings(
+            snooze: c.snooze, ring: c.ring, volume: c.volume, fadeIn: c.fadeIn, grace: c.grace, volumeFrom: c.volumeFrom,
+            maxSnoozes: c.maxSnoozes.count, whenIgnored: c.whenIgnored)
     }
 
     private func reload(reason: String?) {
@@ -445,7 +450,8 @@ public final class Daemon {
             pendingPlayer = nil
         }
         ringGeneration += 1
-        let choice = sounds.choose(request.sound)
+        // A list or `*`: picked here, once for this ring; what plays is what history records.
+        let choice = sounds.choose(request.sound, random: UInt64.random(in: .min ... .max))
         let reason = choice.problem?.description
         if let reason { logger.warning("\(request.alarm ?? "ring"): \(reason); playing the default tone") }
         let relay = PlaybackRelay(inbox: inbox, wake: wake, sound: choice.name, reason: reason)
@@ -453,8 +459,7 @@ public final class Daemon {
         startedSound = choice.name ?? "default"
         logger.notice("ringing \(request.alarm ?? "(ring now)") with \(choice.name ?? "the default tone")\(request.late ? " (late)" : "")")
         player.start(
-            choice.clip, loudness: Loudness(volumePercent: Double(request.volume), fadeIn: request.fadeIn),
-            onFirstFrame: { relay.started($0) }, onFailure: { relay.failed($0) })
+            choice.clip, loudness: request.loudness, onFirstFrame: { relay.started($0) }, onFailure: { relay.failed($0) })
     }
 
     /// Writes status.json: the engine's status with the pre-flight's warnings.
@@ -532,6 +537,13 @@ final class Inbox: @unchecked Sendable {
         let out = items
         items = []
         return out
+    }
+}
+
+extension RingRequest {
+    /// The ramp: from `volumeFrom` to `volume` over `fadeIn`.
+    var loudness: Loudness {
+        Loudness(volumePercent: Double(volume), fadeIn: fadeIn, fromPercent: Double(volumeFrom))
     }
 }
 

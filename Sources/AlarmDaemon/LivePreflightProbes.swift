@@ -105,11 +105,42 @@ public struct LivePreflightProbes: PreflightProbes {
         }
     }
 
-    public func sound(_ name: String?) -> (facts: CheckFacts.Sound, channels: Int, rate: Int) {
-        guard let name else {
+    public func sound(_ spec: String?) -> (facts: CheckFacts.Sound, channels: Int, rate: Int) {
+        guard let spec else {
             let tone = DefaultTone.clip()
             return (.defaultTone, tone.channels, tone.sampleRate)
         }
+        // A list or `*` (issue #13): each ring picks one that plays; it will ring a sound of its
+        // own as long as one plays. The device is checked with the first that plays.
+        let names: [String]
+        switch SoundSelection(spec) {
+        case .one(let name): return sound(named: name)
+        case .list(let list): names = list
+        case .any: names = sounds.names()
+        }
+        var playing: [(name: String, result: (facts: CheckFacts.Sound, channels: Int, rate: Int))] = []
+        var broken: [String] = []
+        for name in names {
+            let r = sound(named: name)
+            if case .plays = r.facts { playing.append((name, r)) } else if case .replaced(_, let problem) = r.facts { broken.append(problem) }
+            if case .any = SoundSelection(spec), !playing.isEmpty { break }
+        }
+        guard let first = playing.first else {
+            let tone = DefaultTone.clip()
+            let why = broken.first ?? "no sound in \(sounds.directories.joined(separator: ", "))"
+            return (.replaced(name: spec, problem: why), tone.channels, tone.sampleRate)
+        }
+        var detail: String
+        if case .any = SoundSelection(spec) {
+            detail = "any of the \(names.count) sound(s) of the sound directories, e.g. \(first.name)"
+        } else {
+            detail = "\(playing.count) of \(names.count) play, one picked at random for each ring"
+            if !broken.isEmpty { detail += "; passed over: " + broken.joined(separator: "; ") }
+        }
+        return (.plays(name: spec, detail: detail), first.result.channels, first.result.rate)
+    }
+
+    private func sound(named name: String) -> (facts: CheckFacts.Sound, channels: Int, rate: Int) {
         let inspection = sounds.inspect(name)
         switch inspection.result {
         case .success(let clip):

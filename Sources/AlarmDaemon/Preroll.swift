@@ -23,6 +23,7 @@ struct Preroll {
     /// The same ring, as far as what is heard goes (`late` is the engine's to say).
     static func same(_ a: RingRequest, _ b: RingRequest) -> Bool {
         a.alarm == b.alarm && a.sound == b.sound && a.volume == b.volume && a.fadeIn == b.fadeIn && a.scheduled == b.scheduled
+            && a.volumeFrom == b.volumeFrom
     }
 }
 
@@ -113,12 +114,14 @@ extension Daemon {
     private func preparePreroll() {
         guard var p = preroll, p.player == nil else { return }
         let r = p.request
-        let choice = sounds.choose(r.sound)
+        // A list or `*` is picked here, once: the ring adopts this player, and its first frame
+        // reports this name, so history and events name the sound that was heard.
+        let choice = sounds.choose(r.sound, random: UInt64.random(in: .min ... .max))
         let log = logger
         let pre = AlarmPlayer(devices: (pendingPlayer ?? player).devices, log: { line in log.warning("\(line)") })
         let relay = PlaybackRelay(inbox: inbox, wake: wake, sound: choice.name, reason: choice.problem?.description)
         pre.preroll(
-            choice.clip, at: r.scheduled, loudness: Loudness(volumePercent: Double(r.volume), fadeIn: r.fadeIn),
+            choice.clip, at: r.scheduled, loudness: r.loudness,
             onFirstFrame: { relay.started($0) }, onFailure: { relay.failed($0) })
         p.player = pre
         p.relay = relay

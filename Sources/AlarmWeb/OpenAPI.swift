@@ -389,6 +389,9 @@ enum OpenAPI {
           "from": {"type": "string", "description": "The first day (YYYY-MM-DD) or instant the alarm may ring"},
           "until": {"type": "string", "description": "The last day or instant the alarm may ring"},
           "skip_holidays": {"type": "boolean"},
+          "volume_from": {"type": "integer", "nullable": true, "minimum": 0, "maximum": 100, "description": "The fade-in starts at this volume (default 0)"},
+          "max_snoozes": {"nullable": true, "oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "enum": ["unlimited"]}]},
+          "when_ignored": {"type": "string", "nullable": true, "enum": ["snooze", "silence"]},
           "paused": {"type": "boolean"},
           "paused_until": {"type": "string", "description": "Paused until this day or instant (alarm pause --until)"},
           "next": {"type": "string", "format": "date-time", "nullable": true}
@@ -403,6 +406,9 @@ enum OpenAPI {
           "sound": {"type": "string", "nullable": true},
           "reason": {"type": "string", "nullable": true},
           "snoozed_until": {"type": "string", "format": "date-time", "nullable": true},
+          "label": {"type": "string", "nullable": true},
+          "snoozes": {"type": "integer", "nullable": true, "description": "How often this ring was snoozed"},
+          "max_snoozes": {"type": "integer", "nullable": true, "description": "Its snooze limit; null: unlimited"},
           "next": {
             "type": "object",
             "nullable": true,

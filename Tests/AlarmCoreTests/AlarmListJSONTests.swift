@@ -42,7 +42,10 @@ import Testing
             created: maybe(Date(timeIntervalSince1970: Double(Int.random(in: 0..<4_102_444_800_000, using: &rng)) / 1000)),
             every: maybe(randomEvery(trigger, &rng)), from: maybe(randomBound(&rng)), until: maybe(randomBound(&rng)),
             skipHolidays: Bool.random(using: &rng),
-            pause: [nil, Pause.indefinitely, Pause.until(randomBound(&rng))].randomElement(using: &rng)!)
+            pause: [nil, Pause.indefinitely, Pause.until(randomBound(&rng))].randomElement(using: &rng)!,
+            volumeFrom: maybe(Int.random(in: 0...100, using: &rng)),
+            maxSnoozes: [nil, SnoozeLimit.unlimited, .limited(Int.random(in: 0...20, using: &rng))].randomElement(using: &rng)!,
+            whenIgnored: [nil, WhenIgnored.snooze, .silence].randomElement(using: &rng)!)
     }
 
     /// Issue #12's rules, of the kind that fits the trigger.
@@ -86,11 +89,18 @@ import Testing
         struct Listed: Encodable {
             let alarm: Alarm
             let next: String?
-            enum Keys: String, CodingKey { case next }
+            enum Keys: String, CodingKey {
+                case next
+                case volumeFrom = "volume_from", maxSnoozes = "max_snoozes", whenIgnored = "when_ignored"
+            }
             func encode(to encoder: Encoder) throws {
                 try alarm.encode(to: encoder)
                 var c = encoder.container(keyedBy: Keys.self)
                 try c.encode(next, forKey: .next)
+                // The list form has issue #13's keys always (null when unset); the store only when set.
+                if alarm.volumeFrom == nil { try c.encodeNil(forKey: .volumeFrom) }
+                if alarm.maxSnoozes == nil { try c.encodeNil(forKey: .maxSnoozes) }
+                if alarm.whenIgnored == nil { try c.encodeNil(forKey: .whenIgnored) }
             }
         }
         func next(_ a: Alarm) -> String? { a.once ? nil : "2027-01-0\(a.id.count)T07:00:00+01:00 \"\\/" }
@@ -243,7 +253,13 @@ import Testing
             ("every", str(a.every?.description)), ("from", str(a.from?.description)), ("until", str(a.until?.description)),
             ("skip_holidays", .bool(a.skipHolidays)), ("paused", .bool(a.pause != nil)),
             ("paused_until", str(a.pausedUntilBound?.description)),
+            ("volume_from", a.volumeFrom.map { .number("\($0)") } ?? .null), ("when_ignored", str(a.whenIgnored?.rawValue)),
         ]
+        switch a.maxSnoozes {
+        case .limited(let n)?: out.append(("max_snoozes", .number("\(n)")))
+        case .unlimited?: out.append(("max_snoozes", .string("unlimited")))
+        case nil: out.append(("max_snoozes", .null))
+        }
         return out
     }
 

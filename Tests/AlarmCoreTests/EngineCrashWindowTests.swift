@@ -39,7 +39,7 @@ import Testing
         let second = instantAlarm("second", t.addingTimeInterval(120))
         var store = [first, second]
         var history: [HistoryEntry] = []
-        var settings = EngineSettings.defaults
+        var settings = Rig.settings
         settings.ring = 120
         var engine = Engine(settings: settings)
         apply(engine.handle(.start(alarms: store, state: nil), now: t.addingTimeInterval(-10), zone: utc), store: &store, history: &history)

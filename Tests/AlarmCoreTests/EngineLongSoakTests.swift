@@ -70,7 +70,7 @@ import Testing
     func soak(seed: Int, start: Date, days: Int) throws -> Figures {
         var rng = SeededRandom(seed: UInt64(seed) &* 104_729)
         let list = try alarms(from: start, days: days)
-        let settings = EngineSettings.defaults
+        let settings = Rig.settings
         var z = zone(Self.zones[seed % Self.zones.count])
         let end = start.addingTimeInterval(Double(days) * 86400)
         var rig = Rig(list, now: start, zone: z, settings: settings)

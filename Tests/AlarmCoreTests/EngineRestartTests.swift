@@ -236,7 +236,10 @@ import Testing
             state: .snoozed, alarm: "wake", sound: "birds.wav", reason: nil, snoozedUntil: at("2026-05-04T07:09:00Z"),
             next: .init(id: "wake", at: at("2026-05-05T07:00:00Z")), zone: zone("Europe/London"))
         let o = try object(s)
-        #expect(Set(o.keys) == ["state", "alarm", "sound", "reason", "snoozed_until", "next", "warnings"])
+        // Issue #13: while ringing or snoozed, the snoozes so far, the limit (null: unlimited), the label.
+        #expect(Set(o.keys) == ["state", "alarm", "sound", "reason", "snoozed_until", "next", "warnings", "snoozes", "max_snoozes", "label"])
+        #expect(o["snoozes"] as? Int == 0)
+        #expect(o["max_snoozes"] is NSNull)
         #expect(o["warnings"] as? [String] == [], "issue #11: an empty array when the pre-flight found nothing")
         #expect(o["state"] as? String == "snoozed")
         #expect(o["snoozed_until"] as? String == "2026-05-04T08:09:00+01:00")
@@ -247,7 +250,7 @@ import Testing
         var p = s
         p.paused = [.init(id: "wake", until: at("2026-05-10T00:00:00Z")), .init(id: "gym", until: nil)]
         let po = try object(p)
-        #expect(Set(po.keys) == ["state", "alarm", "sound", "reason", "snoozed_until", "next", "warnings", "paused"])
+        #expect(Set(po.keys) == ["state", "alarm", "sound", "reason", "snoozed_until", "next", "warnings", "paused", "snoozes", "max_snoozes", "label"])
         let list = try #require(po["paused"] as? [[String: Any]])
         #expect(list.map { $0["id"] as? String } == ["wake", "gym"])
         #expect(list[0]["until"] as? String == "2026-05-10T01:00:00+01:00")

@@ -100,7 +100,7 @@ struct SeededRandom: RandomNumberGenerator {
     func everyOccurrenceRingsExactlyOnceThroughRandomDays(seed: Int) throws {
         var rng = SeededRandom(seed: UInt64(seed) &* 7919)
         let list = try alarms()
-        let settings = EngineSettings.defaults
+        let settings = Rig.settings
         var z = zone(Self.zones[seed % Self.zones.count])
         let start = at("2026-03-01T00:00:00Z")
         let end = at("2026-04-30T00:00:00Z")

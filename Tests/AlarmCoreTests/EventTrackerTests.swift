@@ -17,7 +17,7 @@ struct EventTrackerTests {
         /// What the daemon says it started (nil: the request's own sound).
         var started: String?
 
-        init(_ alarms: [Alarm], now: Date, zone: Zone, settings: EngineSettings = .defaults) {
+        init(_ alarms: [Alarm], now: Date, zone: Zone, settings: EngineSettings = Rig.settings) {
             rig = Rig([], now: now, zone: zone, settings: settings)
             rig.store = alarms
             send(.alarmsChanged(alarms))
@@ -116,7 +116,7 @@ struct EventTrackerTests {
 
     @Test("auto-silence and a missed once-alarm: silenced, then missed with the label of an alarm already gone")
     func silencedAndMissed() throws {
-        let settings = EngineSettings(snooze: 300, ring: 60, volume: 100, fadeIn: 0, grace: 120)
+        let settings = EngineSettings(snooze: 300, ring: 60, volume: 100, fadeIn: 0, grace: 120, whenIgnored: .silence)
         var r = EventRig(
             [try alarm("a", "07:00"), try labelled("tea", "2026-05-04 08:00", label: "Tea", once: true)],
             now: at("2026-05-04T06:00:00Z"), zone: utc, settings: settings)

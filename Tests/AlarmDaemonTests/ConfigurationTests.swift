@@ -131,6 +131,22 @@ struct ConfigurationTests {
             #expect { try Configuration.resolve(environment: ["ALARM_CONFIG": path]) } throws: { "\($0)".contains(fragment) }
         }
     }
+
+    @Test("issue #13 ringing keys: volume_from (0), max_snoozes (unlimited, a number), when_ignored (snooze, silence)")
+    func ringingKeys() throws {
+        let d = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("")])
+        #expect(d.volumeFrom == 0)
+        #expect(d.maxSnoozes == .unlimited)
+        #expect(d.whenIgnored == .snooze)
+        let c = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("volume_from = 20%\nmax_snoozes = 3\nwhen_ignored = silence\n")])
+        #expect(c.volumeFrom == 20)
+        #expect(c.maxSnoozes == .limited(3))
+        #expect(c.whenIgnored == .silence)
+        #expect(try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("max_snoozes = unlimited\n")]).maxSnoozes == .unlimited)
+        for bad in ["max_snoozes = many", "when_ignored = stop", "volume_from = 120"] {
+            #expect(throws: ConfigurationError.self, "\(bad)") { try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile(bad + "\n")]) }
+        }
+    }
 }
 
 @Suite("AlarmStore and a state directory that does not exist yet")
