@@ -48,9 +48,15 @@ public final class AlarmPlayer: @unchecked Sendable {
     public var pauseSeconds: Double { get { locked { _pause } } set { locked { _pause = newValue } } }
     /// Wait between two rounds of the device list when none opens.
     public var retrySeconds: Double { get { locked { _retry } } set { locked { _retry = newValue } } }
+    /// A device that takes no frame for this long while a ring feeds it has stalled (a sound
+    /// server that stopped reading, a suspended sink): it is given up like a device that fails,
+    /// so the next of the chain, a retry or the fallback takes over instead of a silent ring.
+    /// At least four buffers' worth of time (`latencyMicros`).
+    public var stallSeconds: Double { get { locked { _stall } } set { locked { _stall = newValue } } }
     private var _latency: UInt32 = 50_000
     private var _pause = 0.5
     private var _retry = 1.0
+    private var _stall = 3.0
 
     private let lock = Condition()
     private var stopRequested = false
@@ -297,7 +303,9 @@ public final class AlarmPlayer: @unchecked Sendable {
                 }
             }
             if !retryForever { result.device = nil; return result }
-            if !failureReported, result.framesWritten == 0, let onFailure {
+            // Every device of the chain failed in this pass (also after frames were heard: a card
+            // unplugged or a sound server that stopped reading mid-ring): said once per ring.
+            if !failureReported, let onFailure {
                 failureReported = true
                 onFailure(lastError.map { "\($0)" } ?? "no ALSA device could be opened (\(devices.joined(separator: ", ")))")
             }
@@ -336,8 +344,15 @@ public final class AlarmPlayer: @unchecked Sendable {
         let chunkFrames = max(64, pcm.rate / 100)  // 10 ms
         var buffer = [Int16](repeating: 0, count: chunkFrames * pcm.channels)
         var pending = 0, offset = 0
+        let (stall, latency) = locked { (_stall, _latency) }
+        let stallLimit = Duration.milliseconds(Int64(max(stall, 4 * Double(latency) / 1e6) * 1000))
+        var lastTaken = ContinuousClock.now
         while true {
             if shouldStop { return .stopped }
+            if ContinuousClock.now - lastTaken > stallLimit {
+                return .failed(AlsaError(device: pcm.name, operation: "snd_pcm_writei", code: -EAGAIN,
+                                         detail: "the device took no audio for \(stallLimit.components.seconds) s (stalled)"))
+            }
             if pending == 0 {
                 pending = timeline.render(into: &buffer, frames: chunkFrames)
                 offset = 0
@@ -345,6 +360,7 @@ public final class AlarmPlayer: @unchecked Sendable {
             }
             let r = buffer.withUnsafeBufferPointer { pcm.write($0.baseAddress! + offset * pcm.channels, frames: pending) }
             if r > 0 {
+                lastTaken = ContinuousClock.now
                 if let f = firstFrame {
                     firstFrame = nil
                     f(PlaybackStarted(device: pcm.name, card: pcm.card, date: Date(), instant: .now, substitution: result.substitution))

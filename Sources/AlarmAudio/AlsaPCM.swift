@@ -8,7 +8,16 @@ public struct AlsaError: Error, Sendable, CustomStringConvertible {
     public var device: String
     public var operation: String
     public var code: Int32
-    public var text: String { String(cString: snd_strerror(code)) }
+    /// What happened, when alsa-lib's text for `code` would not say it (a stalled device).
+    public var detail: String?
+    public var text: String { detail ?? String(cString: snd_strerror(code)) }
+
+    public init(device: String, operation: String, code: Int32, detail: String? = nil) {
+        self.device = device
+        self.operation = operation
+        self.code = code
+        self.detail = detail
+    }
     public var description: String { "ALSA device '\(device)': \(operation) failed: \(text)" }
     /// The device opened but refused the rate, channels or format asked for (`snd_pcm_set_params`):
     /// another shape may still play there.
