@@ -93,10 +93,12 @@ public enum SoundSelection: Equatable, Sendable {
     }
 }
 
-/// A small deterministic generator (SplitMix64), seeded by the caller.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
+/// A small deterministic generator (SplitMix64), seeded by the caller: the sound pick here, and
+/// the tests' generated inputs, so that a failing seed replays.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    public var state: UInt64
+    public init(state: UInt64) { self.state = state }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -3,17 +3,11 @@ import Testing
 
 @testable import AlarmCore
 
-/// A deterministic random generator (SplitMix64), so a failing seed can be replayed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The core's deterministic generator (SplitMix64), seeded by the test, so a failing seed replays.
+typealias SeededRandom = SplitMix64
+
+extension SplitMix64 {
+    init(seed: UInt64) { self.init(state: seed) }
 }
 
 /// Many simulated days of random snoozes, stops, zone swaps, clock jumps, restarts, reloads and

@@ -48,15 +48,11 @@ struct ZoneCrossCheckTests {
 
     /// Deterministic pseudo-random numbers (SplitMix64), seeded per zone name.
     struct SplitMix {
-        var state: UInt64
-        init(_ name: String) { state = name.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 } }
-        mutating func next(below n: Int64) -> Int64 {
-            state &+= 0x9e37_79b9_7f4a_7c15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-            return Int64((z ^ (z >> 31)) % UInt64(n))
+        var generator: SplitMix64
+        init(_ name: String) {
+            generator = SplitMix64(state: name.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 })
         }
+        mutating func next(below n: Int64) -> Int64 { Int64(generator.next() % UInt64(n)) }
     }
 
     /// For one zone: UTC instants whose offsets are compared, and wall times (local seconds)

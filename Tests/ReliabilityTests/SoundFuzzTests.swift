@@ -1,4 +1,5 @@
 import AlarmAudio
+import AlarmCore
 import CSndfile
 import Foundation
 import Testing
@@ -212,14 +213,5 @@ import Testing
     }
 }
 
-/// SplitMix64: a failing seed replays.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The core's SplitMix64: a failing seed replays.
+typealias SplitMix = SplitMix64

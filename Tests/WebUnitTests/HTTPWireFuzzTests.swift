@@ -1,3 +1,4 @@
+import AlarmCore
 @testable import AlarmWeb
 import Foundation
 import Testing
@@ -6,17 +7,8 @@ import Testing
 /// exactly, and mutated or random bytes never crash the reader (a trap here would take
 /// alarm-web down for every caller): each input gives a request or a `Failure`.
 @Suite struct HTTPWireFuzzTests {
-    /// xorshift64*: the same inputs on every run.
-    struct Rand {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state ^= state >> 12
-            state ^= state << 25
-            state ^= state >> 27
-            return state &* 2_685_821_657_736_338_717
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
+    /// The core's SplitMix64: the same inputs on every run.
+    typealias Rand = SplitMix64
 
     func read(_ bytes: [UInt8], pieces rng: inout Rand, maximumBody: Int = 64 * 1024) -> Result<(head: HTTPWire.Head, body: [UInt8]), HTTPWire.Failure> {
         var rest = bytes[...]
@@ -124,4 +116,8 @@ import Testing
             #expect(f == .bad("a bad chunk size"), "\(size)")
         }
     }
+}
+
+extension SplitMix64 {
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
