@@ -145,25 +145,3 @@ func checks(_ json: Any?) -> [String: [String: Any]] {
     return out
 }
 
-extension Binaries {
-    /// Runs an executable by path (not one of ours) with `environment` added to ours.
-    static func runAbsolute(_ path: String, _ args: [String], environment: [String: String] = [:]) throws -> Result {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("alarm-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: tmp) }
-        let out = tmp.appendingPathComponent("out"), err = tmp.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        p.standardOutput = try FileHandle(forWritingTo: out)
-        p.standardError = try FileHandle(forWritingTo: err)
-        p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try p.run()
-        p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
-                      stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
-    }
-}

@@ -1,3 +1,4 @@
+import AlarmTestSupport
 import Foundation
 import Testing
 

@@ -14,7 +14,7 @@ import Testing
             Issue.record("Debian's chromium is not installed (/usr/bin/chromium): run scripts/deps")
             return
         }
-        guard (try? Binaries.runTool("/usr/bin/python3", ["-c", "import websocket"]))?.status == 0 else {
+        guard (try? Binaries.runAbsolute("/usr/bin/python3", ["-c", "import websocket"]))?.status == 0 else {
             Issue.record("python3-websocket is not installed for /usr/bin/python3: run scripts/deps")
             return
         }
@@ -23,7 +23,7 @@ import Testing
         try? FileManager.default.removeItem(atPath: Self.screenshots)
         try FileManager.default.createDirectory(atPath: Self.screenshots, withIntermediateDirectories: true)
         let script = Self.packageRoot.path + "/Tests/WebTests/Browser/drive_page.py"
-        let run = try Binaries.runTool("/usr/bin/python3", [script, "http://127.0.0.1:\(h.port)/", h.token, Self.screenshots], timeout: 180)
+        let run = try Binaries.runAbsolute("/usr/bin/python3", [script, "http://127.0.0.1:\(h.port)/", h.token, Self.screenshots], timeout: 180)
         let finishedAt = Date()
         let samples = try #require(h.recorder).samples
         let result = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "drive_page.py: \(run.stdout) \(run.stderr)")
@@ -71,10 +71,3 @@ import Testing
     }
 }
 
-extension Binaries {
-    /// Runs a program by its path (not one of ours).
-    static func runTool(_ path: String, _ args: [String], timeout: TimeInterval = 60) throws -> Result {
-        let r = try ProcessRun.run(URL(fileURLWithPath: path), args, timeout: timeout)
-        return Result(status: r.status, stdout: r.stdout, stderr: r.stderr)
-    }
-}

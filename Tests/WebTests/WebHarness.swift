@@ -116,25 +116,3 @@ final class WebHarness: @unchecked Sendable {
     deinit { shutdown() }
 }
 
-/// The built executables, next to the test bundle (the target depends on them).
-enum Binaries {
-    static var directory: URL {
-        if let dir = ProcessInfo.processInfo.environment["ALARM_BIN_DIR"] { return URL(fileURLWithPath: dir) }
-        var url = Bundle.main.bundleURL
-        if url.pathExtension == "xctest" { url.deleteLastPathComponent() }
-        return url
-    }
-
-    static func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
-
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static func run(_ name: String, _ args: [String], environment: [String: String] = [:], timeout: TimeInterval = 60) throws -> Result {
-        let r = try ProcessRun.run(directory.appendingPathComponent(name), args, environment: environment, timeout: timeout)
-        return Result(status: r.status, stdout: r.stdout, stderr: r.stderr)
-    }
-}
