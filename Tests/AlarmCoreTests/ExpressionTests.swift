@@ -224,6 +224,11 @@ struct FormatTests {
         #expect(throws: AlarmError.self) { try Durations.parse("") }
         #expect(Durations.format(5400) == "1h30m")
         #expect(Durations.spoken(7 * 3600 + 12 * 60) == "7 h 12 min")
+        #expect(Durations.spoken(23 * 3600) == "23 h")
+        #expect(Durations.spoken(23 * 3600 - 30) == "23 h")
+        #expect(Durations.spoken(45 * 60) == "45 min")
+        #expect(Durations.spoken(2 * 86400 + 60) == "2 d 1 min")
+        #expect(Durations.spoken(0.2) == "1 s")
     }
 
     @Test("RFC 3339 parses offsets, Z and fractions, and refuses junk")
