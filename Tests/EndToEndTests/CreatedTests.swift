@@ -30,7 +30,10 @@ struct CreatedTests {
         let mark = h.recorder.count
         let added = try h.cli("add", past.text, "--id", "past", "--sound", Self.a440)
         #expect(added.status == 0, "\(added.stderr)")
-        let tomorrow = past.instant.addingTimeInterval(86400)
+        // The same wall time tomorrow: 23 or 25 hours later on the eve of a DST change.
+        var berlin = Calendar(identifier: .gregorian)
+        berlin.timeZone = TimeZone(identifier: "Europe/Berlin")!
+        let tomorrow = try #require(berlin.date(byAdding: .day, value: 1, to: past.instant))
         let printed = try #require(added.stdout.components(separatedBy: "next ring ").last?.split(separator: " ").first.map(String.init))
         #expect(parseRFC3339(printed) == tomorrow, "alarm add printed \(added.stdout)")
         // `created` is in list --json, and the next ring there agrees.
