@@ -1,4 +1,5 @@
 import CAlsa
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,9 +35,41 @@ public enum PCMProbe {
     /// ring would, asks which card it is, and closes it. No frame is written: nothing is heard.
     /// The corresponding C functions are `snd_pcm_open`, `snd_pcm_set_params`, `snd_pcm_info`
     /// and `snd_pcm_close`.
-    public static func probe(_ device: String, channels: Int, rate: Int) -> PCMProbeResult {
-        // alsa-lib's own error lines would repeat what the result says; the player's stay on.
-        AlsaErrorOutput.quietly { probeQuietly(device, channels: channels, rate: rate) }
+    ///
+    /// The probe runs on a thread of its own and is given up after `timeout` seconds: a device
+    /// whose open never returns (a sound server that hangs) fails, said so, instead of holding
+    /// the caller (alarmd's pre-flight runs on its main loop). The call is left behind, and
+    /// until it returns the device fails at once (see `AlarmPlayer.hungDevices`).
+    public static func probe(_ device: String, channels: Int, rate: Int, timeout: Double = 3) -> PCMProbeResult {
+        if let operation = HungDevices.operation(device) { return hung(HungDevices.skipped(device, operation)) }
+        final class Slot: @unchecked Sendable {
+            var result: PCMProbeResult?
+            var abandoned = false
+        }
+        let slot = Slot()
+        let lock = Condition()
+        startThread(named: "alarm-probe") {
+            // alsa-lib's own error lines would repeat what the result says; the player's stay on.
+            let r = AlsaErrorOutput.quietly { probeQuietly(device, channels: channels, rate: rate) }
+            lock.lock()
+            slot.result = r
+            let abandoned = slot.abandoned
+            lock.broadcast()
+            lock.unlock()
+            if abandoned { HungDevices.remove(device) }
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        let deadline = Date().addingTimeInterval(timeout)
+        while slot.result == nil && lock.wait(until: deadline) {}
+        if let r = slot.result { return r }
+        slot.abandoned = true
+        HungDevices.add(device, "snd_pcm_open")
+        return hung(HungDevices.givenUp(device, "snd_pcm_open", after: .milliseconds(Int64(timeout * 1000))))
+    }
+
+    private static func hung(_ error: AlsaError) -> PCMProbeResult {
+        PCMProbeResult(device: error.device, outcome: .fails, error: error, card: nil, cardName: nil)
     }
 
     private static func probeQuietly(_ device: String, channels: Int, rate: Int) -> PCMProbeResult {

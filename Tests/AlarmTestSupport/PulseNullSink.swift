@@ -121,7 +121,14 @@ public final class PulseNullSink: @unchecked Sendable {
         try PulseRecorder(source: sinkName + ".monitor", rate: rate, environment: environment)
     }
 
+    /// Freezes the server (SIGSTOP), as a sound server that hangs: its socket still accepts, and
+    /// nothing answers. alsa-lib's `pulse` PCM then waits for ever in `snd_pcm_open` and
+    /// `snd_pcm_drop`, and takes no audio. `thaw()` (SIGCONT) lets it go on.
+    public func freeze() { kill(server.pid, SIGSTOP) }
+    public func thaw() { kill(server.pid, SIGCONT) }
+
     public func shutdown() {
+        thaw()
         server.terminate()
         try? FileManager.default.removeItem(atPath: runtimeDir)
     }
