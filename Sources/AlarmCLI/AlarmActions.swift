@@ -76,8 +76,11 @@ public struct AlarmActions: Sendable {
         do { return try historyJSON(try log.read().entries) } catch { throw ActionError(.failed, "\(error)") }
     }
 
-    /// `alarm preview EXPR --count N --zone ZONE --json`: the next rings in RFC 3339.
-    public func preview(expression: String, count: String?, zone: String?) throws -> String {
+    /// `alarm preview EXPR --count N --zone ZONE [--every D] [--from DATE] [--until DATE]
+    /// [--skip-holidays] --json`: the next rings in RFC 3339, as the alarm `alarm add` would make
+    /// of the same would ring them (issue #12's rules included; holidays from the config's file).
+    public func preview(expression: String, count: String?, zone: String?, every: String? = nil, from: String? = nil,
+                        until: String? = nil, skipHolidays: Bool = false) throws -> String {
         guard !expression.trimmingBlanks().isEmpty else {
             throw ActionError(.badInput, "give a calendar expression, e.g. 'Mon..Fri 06:30'")
         }
@@ -93,10 +96,30 @@ public struct AlarmActions: Sendable {
             throw ActionError(.badInput, "\(error)")
         }
         let start = Date()
-        let shown = expr.zone.flatMap { try? Zones.zone(named: $0) } ?? systemZone
-        let rings = Schedule.upcoming(expr, after: start, in: systemZone, count: n).map { RFC3339.format($0, in: shown) }
-        if rings.isEmpty { throw ActionError(.badInput, "'\(expr)' never rings after \(RFC3339.format(start, in: shown))") }
-        return try Self.encode(rings)
+        var options = ScheduleOptions()
+        options.every = every
+        options.from = from
+        options.until = until
+        options.skipHolidays = skipHolidays
+        let alarm: Alarm
+        var holidays = HolidayCalendar.empty
+        do {
+            let (trigger, rules) = try options.apply(to: .calendar(expr), zone: systemZone, now: start)
+            if let problem = Alarm.whyRulesDoNotFit(trigger: trigger, every: rules.every) { throw CLIError(problem) }
+            alarm = Alarm(id: "", trigger: trigger, every: rules.every, from: rules.from, until: rules.until, skipHolidays: skipHolidays)
+            if skipHolidays {
+                guard let path = config.holidays else {
+                    throw CLIError("skip_holidays: no holidays file is set ('holidays = FILE' in \(config.configPath))")
+                }
+                holidays = try HolidaysFile.load(path)
+            }
+        } catch {
+            throw ActionError(.badInput, "\(error)")
+        }
+        let shown = alarm.displayZone(systemZone: systemZone)
+        let walk = PreviewWalk(alarm, from: start, count: n, systemZone: systemZone, holidays: holidays, verbose: false)
+        if walk.rings == 0 { throw ActionError(.badInput, "'\(expr)\(alarm.rulesText(zone: shown).isEmpty ? "" : " " + alarm.rulesText(zone: shown))' never rings after \(RFC3339.format(start, in: shown))") }
+        return try Self.encode(walk.lines.map { RFC3339.format($0.at, in: shown) })
     }
 
     // MARK: Changing alarms

@@ -78,42 +78,8 @@ struct Preview: ParsableCommand {
         let shown = alarm.displayZone(systemZone: systemZone)
         let calendar = try holidayCalendar(for: alarm, config: config)
         if let c = alarm.created, c > start { start = c }
-
-        var lines: [(at: Date, outcome: String, reason: String?)] = []
-        var rings = 0
-        var passed = 0
-        var skipNext = alarm.skipNext
-        var cursor = start
-        // Every occurrence in order, with its fate, until enough ring (the walk the engine
-        // makes as time passes). Without --verbose a pause is jumped over whole.
-        // Paused until `alarm resume`, nothing rings: list `count` of its occurrences and stop.
-        let limit = alarm.pause == .indefinitely ? count : 10_000
-        while rings < count, passed < limit, let t = alarm.nextRing(after: cursor, systemZone: systemZone) {
-            cursor = t
-            switch alarm.fate(of: t, systemZone: systemZone, holidays: calendar) {
-            case .paused:
-                passed += 1
-                if verbose {
-                    lines.append((t, "paused", alarm.pauseReason(systemZone: systemZone)))
-                } else if let end = alarm.pauseEnd(systemZone: systemZone) {
-                    cursor = max(t, end.addingTimeInterval(-1))
-                } else {
-                    cursor = .distantFuture
-                }
-            case .holiday(let name):
-                passed += 1
-                if verbose { lines.append((t, "skipped", HolidayCalendar.reason(name, on: t, in: shown))) }
-            case .rings:
-                if skipNext {
-                    skipNext = false
-                    passed += 1
-                    if verbose { lines.append((t, "skipped", "skipped as asked (alarm skip)")) }
-                    continue
-                }
-                rings += 1
-                lines.append((t, "rings", nil))
-            }
-        }
+        let walk = PreviewWalk(alarm, from: start, count: count, systemZone: systemZone, holidays: calendar, verbose: verbose)
+        let lines = walk.lines, rings = walk.rings
         let pauseNote: String? = alarm.isPaused(at: start, systemZone: systemZone)
             ? "\(alarm.id.isEmpty ? "it" : alarm.id) is paused "
                 + (alarm.pauseEnd(systemZone: systemZone).map { "until " + RFC3339.format($0, in: shown) } ?? "until alarm resume")

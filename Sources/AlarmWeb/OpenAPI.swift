@@ -159,7 +159,7 @@ enum OpenAPI {
     },
     "/api/preview": {
       "get": {
-        "summary": "alarm preview EXPR --count N --zone ZONE --json",
+        "summary": "alarm preview EXPR --count N --zone ZONE [--every D --from DATE --until DATE --skip-holidays] --json",
         "parameters": [
           {
             "name": "expr",
@@ -178,6 +178,31 @@ enum OpenAPI {
             "in": "query",
             "schema": {"type": "string"},
             "description": "The zone a floating expression is read in (default: the system zone)"
+          },
+          {
+            "name": "every",
+            "in": "query",
+            "schema": {"type": "string"},
+            "description": "As alarm add --every: 2w, 3d, 90m",
+            "example": "2w"
+          },
+          {
+            "name": "from",
+            "in": "query",
+            "schema": {"type": "string"},
+            "description": "As alarm add --from: YYYY-MM-DD, YYYY-MM-DDTHH:MM or RFC 3339"
+          },
+          {
+            "name": "until",
+            "in": "query",
+            "schema": {"type": "string"},
+            "description": "As alarm add --until"
+          },
+          {
+            "name": "skip_holidays",
+            "in": "query",
+            "schema": {"type": "boolean", "default": false},
+            "description": "Leave out the days of the config's holidays file"
           }
         ],
         "responses": {

@@ -82,7 +82,15 @@ public struct WebAPI: Sendable {
         case .history: return .json(try actions.history())
         case .preview:
             guard let q = URLText.query(r.query) else { throw ActionError(.badInput, "the query string has a broken %-escape") }
-            return .json(try actions.preview(expression: q["expr"] ?? "", count: q["count"], zone: q["zone"].flatMap { $0.isEmpty ? nil : $0 }))
+            func given(_ key: String) -> String? { q[key].flatMap { $0.isEmpty ? nil : $0 } }
+            let skip: Bool
+            switch q["skip_holidays"] ?? "" {
+            case "", "0", "false": skip = false
+            case "1", "true": skip = true
+            default: throw ActionError(.badInput, "skip_holidays must be true or false")
+            }
+            return .json(try actions.preview(expression: q["expr"] ?? "", count: q["count"], zone: given("zone"), every: given("every"),
+                                             from: given("from"), until: given("until"), skipHolidays: skip))
         case .put:
             let (json, replaced, warning) = try actions.put(json: r.body)
             return .json(json, status: replaced ? 200 : 201, headers: warning.map { [("X-Alarm-Warning", Self.headerSafe($0))] } ?? [])

@@ -372,6 +372,54 @@ import Testing
         #expect(h.wait(20) { (try? h.http.get("/api/status"))?.status == 200 })
     }
 
+    /// Issue #12's rules in the preview, as the add form sends them: what `alarm preview` with
+    /// the same options prints, holidays from the config's file.
+    @Test func previewTakesEveryFromUntilAndSkipHolidays() throws {
+        let holidays = FileManager.default.temporaryDirectory.path + "/alarm-web-holidays-\(UUID().uuidString)"
+        try "2026-12-25 Christmas\n2027-01-01 New Year\n".write(toFile: holidays, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: holidays) }
+        let h = try WebHarness(withDaemon: false, config: "holidays = \(holidays)\n")
+        defer { h.shutdown() }
+        let http = h.http
+        for (query, args) in [
+            ("expr=Mon%2006:30&every=2w&from=2026-11-23&count=4", ["Mon 06:30", "--every", "2w", "--from", "2026-11-23", "--count", "4"]),
+            ("expr=07:00&every=3d&count=3", ["07:00", "--every", "3d", "--count", "3"]),
+            ("expr=07:00&from=2099-03-01&until=2099-03-04&count=10", ["07:00", "--from", "2099-03-01", "--until", "2099-03-04", "--count", "10"]),
+            ("expr=*-12-24..26%2008:00&skip_holidays=true&count=3", ["*-12-24..26 08:00", "--skip-holidays", "--count", "3"]),
+            ("expr=*-12-24..26%2008:00&skip_holidays=0&count=3", ["*-12-24..26 08:00", "--count", "3"]),
+        ] {
+            let r = try http.get("/api/preview?" + query)
+            #expect(r.status == 200, "\(query): \(r.text)")
+            let cli = try h.cli(["preview"] + args + ["--json"])
+            #expect(cli.status == 0, "\(args): \(cli.stderr)")
+            #expect(r.text == cli.stdout, "\(query)")
+        }
+        let every = try http.get("/api/preview?expr=Mon%2006:30&every=2w&from=2026-11-23&count=2").json as? [String]
+        #expect(every?.count == 2)
+        if let e = every, e.count == 2, let a = RFC3339Test.parse(e[0]), let b = RFC3339Test.parse(e[1]) {
+            #expect(abs(b.timeIntervalSince(a) - 14 * 86400) <= 3600, "every other Monday: \(e)")
+        }
+        let bounded = try http.get("/api/preview?expr=07:00&from=2099-03-01&until=2099-03-04&count=10").json as? [String]
+        #expect(bounded?.count == 4, "four days from 1 to 4 March: \(bounded ?? [])")
+        let skipped = try http.get("/api/preview?expr=*-12-24..26%2008:00&skip_holidays=1&count=3").json as? [String] ?? []
+        #expect(skipped.count == 3 && !skipped.contains { $0.hasPrefix("2026-12-25") }, "\(skipped)")
+
+        for (query, wanted) in [("expr=07:00&every=2", "a number needs a unit"), ("expr=07:00&every=1.5d", "36h"),
+                                ("expr=07:00&from=2026-02-30", "'2026-02-30' is not a date"),
+                                ("expr=07:00&skip_holidays=maybe", "skip_holidays must be true or false"),
+                                ("expr=07:00&until=2001-01-01", "never rings")] {
+            let r = try http.get("/api/preview?" + query)
+            #expect(r.status == 400, "\(query): \(r.text)")
+            #expect(r.error?.contains(wanted) == true, "\(query): \(r.text)")
+        }
+        // Without a holidays file, skipping holidays cannot be previewed: said, not ignored.
+        let bare = try WebHarness(withDaemon: false)
+        defer { bare.shutdown() }
+        let none = try bare.http.get("/api/preview?expr=07:00&skip_holidays=true")
+        #expect(none.status == 400)
+        #expect(none.error?.contains("no holidays file") == true, "\(none.text)")
+    }
+
     @Test func aMissingTokenFileLetsNobodyIn() throws {
         let h = try WebHarness(withDaemon: false)
         defer { h.shutdown() }
@@ -402,5 +450,13 @@ import Testing
         let bad = try url("web_listen = nonsense\n")
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("web_listen 'nonsense'"))
+    }
+}
+
+/// RFC 3339 as alarm prints it, read back with Foundation.
+enum RFC3339Test {
+    static func parse(_ text: String) -> Date? {
+        let f = ISO8601DateFormatter()
+        return f.date(from: text)
     }
 }

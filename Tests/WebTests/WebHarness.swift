@@ -86,7 +86,8 @@ final class WebHarness: @unchecked Sendable {
         return code
     }
 
-    func cli(_ args: String...) throws -> Binaries.Result { try Binaries.run("alarm", args, environment: environment, timeout: 20) }
+    func cli(_ args: String...) throws -> Binaries.Result { try cli(args) }
+    func cli(_ args: [String]) throws -> Binaries.Result { try Binaries.run("alarm", args, environment: environment, timeout: 20) }
 
     func status() -> [String: Any] {
         guard let data = FileManager.default.contents(atPath: runtimeDir + "/status.json") else { return [:] }
