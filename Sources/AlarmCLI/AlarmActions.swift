@@ -129,7 +129,13 @@ public struct AlarmActions: Sendable {
     /// (any given one is ignored; `next` and `mode` are ignored too). Returns the stored alarm
     /// as `list --json` prints it, whether it replaced one, and any warning about its sound.
     public func put(json body: [UInt8]) throws -> (json: String, replaced: Bool, warning: String?) {
-        let alarm = try Self.decodeOne(body)
+        var alarm = try Self.decodeOne(body)
+        if alarm.every?.isCalendar == true, alarm.from == nil {
+            // As alarm add --every 2w: days and weeks count from today in the alarm's zone (as
+            // /api/preview shows them), not from 1970.
+            let c = Zones.civil(at: Date(), in: alarm.displayZone(systemZone: ctx.zone))
+            alarm.from = .day(CivilTime(year: c.year, month: c.month, day: c.day))
+        }
         if !alarm.id.isEmpty { do { try Alarm.validate(id: alarm.id) } catch { throw ActionError(.badInput, "\(error)") } }
         if let volume = alarm.volume, !(0...100).contains(volume) { throw ActionError(.badInput, "volume must be 0-100") }
         if let sound = alarm.sound {

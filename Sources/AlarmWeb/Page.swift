@@ -79,6 +79,24 @@ enum PageHTML {
       <input id="alarm-id" name="id" type="text" autocapitalize="off" autocomplete="off" spellcheck="false" pattern="[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}">
       <label for="sound">Sound file (optional)</label>
       <input id="sound" name="sound" type="text" autocapitalize="off" autocomplete="off" spellcheck="false">
+      <details id="more" class="more">
+        <summary>More options</summary>
+        <label for="every">Repeat every (optional: 2w every other week, 3d every third day)</label>
+        <input id="every" name="every" type="text" placeholder="2w" autocapitalize="off" autocomplete="off" spellcheck="false">
+        <label for="from">From (optional; repeats count from this day)</label>
+        <input id="from" name="from" type="date">
+        <label for="until">Until (optional; the last day it may ring)</label>
+        <input id="until" name="until" type="date">
+        <label class="check" for="skip-holidays"><input id="skip-holidays" name="skip_holidays" type="checkbox"> Skip holidays</label>
+        <label for="max-snoozes">Snoozes allowed (optional; empty: no limit)</label>
+        <input id="max-snoozes" name="max_snoozes" type="number" min="0" max="1000" inputmode="numeric">
+        <label for="when-ignored">When nobody answers</label>
+        <select id="when-ignored" name="when_ignored">
+          <option value="">As configured</option>
+          <option value="snooze">Snooze, then ring again</option>
+          <option value="silence">Go silent</option>
+        </select>
+      </details>
       <button type="submit" id="add" class="primary">Add alarm</button>
     </form>
   </section>

@@ -159,7 +159,15 @@ enum PageScript {
       const li = element("li");
       li.dataset.id = a.id;
       li.appendChild(element("div", "alarm-title", a.label ? a.label + " (" + a.id + ")" : a.id));
-      const when = a.expression ? a.expression + (a.zone ? " " + a.zone : "") + (a.once ? " (once)" : "") : "at " + wall(a.at);
+      // The schedule's rules (issue #12), as alarm list words them.
+      const rules = [];
+      if (a.every) rules.push("every " + a.every + (a.from ? " from " + a.from : ""));
+      else if (a.from) rules.push("from " + a.from);
+      if (a.until) rules.push("until " + a.until);
+      if (a.skip_holidays) rules.push("skipping holidays");
+      if (a.paused) rules.push(a.paused_until ? "paused until " + a.paused_until : "paused");
+      const when = (a.expression ? a.expression + (a.zone ? " " + a.zone : "") + (a.once ? " (once)" : "") : "at " + wall(a.at))
+        + (rules.length ? ", " + rules.join(", ") : "");
       li.appendChild(element("div", "alarm-when", when));
       const next = a.next ? "next: " + wall(a.next) + (a.skip_next ? " (skipping one)" : "") : "never rings again";
       li.appendChild(element("div", "alarm-next", next));
@@ -234,7 +242,13 @@ enum PageScript {
       return;
     }
     try {
-      const rings = await api("GET", "/api/preview?expr=" + encodeURIComponent(expr) + "&count=5");
+      let query = "/api/preview?expr=" + encodeURIComponent(expr) + "&count=5";
+      for (const [id, key] of [["every", "every"], ["from", "from"], ["until", "until"]]) {
+        const v = $(id).value.trim();
+        if (v) query += "&" + key + "=" + encodeURIComponent(v);
+      }
+      if ($("skip-holidays").checked) query += "&skip_holidays=true";
+      const rings = await api("GET", query);
       if (seq !== previewSeq) return;
       title.textContent = "Next rings:";
       title.className = "muted";
@@ -251,6 +265,14 @@ enum PageScript {
     event.preventDefault();
     const value = (id) => { const v = $(id).value.trim(); return v === "" ? null : v; };
     const alarm = { id: value("alarm-id") || "", expression: $("expr").value.trim(), label: value("label"), sound: value("sound") };
+    // The more options (issues #12 and #13), sent only when given: the fields of list --json.
+    for (const [id, key] of [["every", "every"], ["from", "from"], ["until", "until"], ["when-ignored", "when_ignored"]]) {
+      const v = value(id);
+      if (v !== null) alarm[key] = v;
+    }
+    if ($("skip-holidays").checked) alarm.skip_holidays = true;
+    const snoozes = value("max-snoozes");
+    if (snoozes !== null) alarm.max_snoozes = Number(snoozes);
     const stored = await act(() => api("POST", "/api/alarms", alarm), (a) => "added " + a.id + ": next ring " + (a.next ? wall(a.next) : "never"));
     if (stored) {
       $("add-form").reset();
@@ -297,6 +319,8 @@ enum PageScript {
     $("signin-form").addEventListener("submit", signIn);
     $("add-form").addEventListener("submit", add);
     $("expr").addEventListener("input", schedulePreview);
+    for (const id of ["every", "from", "until"]) $(id).addEventListener("input", schedulePreview);
+    $("skip-holidays").addEventListener("change", schedulePreview);
     $("snooze").addEventListener("click", () => act(() => api("POST", "/api/snooze"), () => "snoozed"));
     $("stop").addEventListener("click", () => act(() => api("POST", "/api/stop"), () => "stopped"));
     $("ring-now").addEventListener("click", () => act(() => api("POST", "/api/ring"), () => "ringing now"));

@@ -25,7 +25,12 @@ main { max-width: 560px; margin: 0 auto; padding: 8px 12px 48px; }
 section { background: var(--card); border: 1px solid var(--line); border-radius: 12px; padding: 12px; margin: 12px 0; }
 label { display: block; font-weight: 600; margin: 12px 0 4px; }
 input { width: 100%; font: inherit; padding: 10px; border: 1px solid var(--muted); border-radius: 8px; background: var(--bg); color: var(--fg); min-height: 44px; }
-input:focus, button:focus { outline: 3px solid var(--accent); outline-offset: 2px; }
+select { width: 100%; font: inherit; padding: 10px; border: 1px solid var(--muted); border-radius: 8px; background: var(--bg); color: var(--fg); min-height: 44px; }
+label.check { display: flex; align-items: center; gap: 10px; min-height: 44px; font-weight: 600; }
+label.check input { width: 24px; min-height: 24px; height: 24px; margin: 0; }
+details.more { margin-top: 12px; }
+details.more summary { min-height: 44px; display: flex; align-items: center; cursor: pointer; font-weight: 600; color: var(--accent); }
+input:focus, select:focus, summary:focus, button:focus { outline: 3px solid var(--accent); outline-offset: 2px; }
 button { font: inherit; min-height: 44px; padding: 8px 14px; border-radius: 8px; border: 1px solid var(--muted); background: var(--bg); color: var(--fg); cursor: pointer; }
 button.primary { background: var(--accent); color: var(--accent-fg); border-color: var(--accent); margin-top: 14px; width: 100%; font-weight: 600; }
 button.link { border: none; background: none; text-decoration: underline; min-height: 44px; padding: 0 4px; }

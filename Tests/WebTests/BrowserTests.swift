@@ -45,11 +45,26 @@ import Testing
         #expect(time == "06:30")
         #expect(listed.contains("next: ") && listed.contains(time), "\(listed) vs \(next)")
         #expect((result["next"] as? String)?.hasSuffix("06:30") == true)
+        // Every other Saturday: the page previewed what alarm preview computes, and the alarm
+        // stored has the rule, counted from today.
+        let cliEvery = try JSONSerialization.jsonObject(with: Data(h.cli("preview", "Sat 09:00", "--every", "2w", "--count", "5", "--json").stdout.utf8)) as? [String] ?? []
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let asShown = cliEvery.map { t -> String in
+            let month = Int(t.dropFirst(5).prefix(2)) ?? 1, day = Int(t.dropFirst(8).prefix(2)) ?? 0
+            return "Sat \(day) \(months[month - 1]) \(t.dropFirst(11).prefix(5))"
+        }
+        #expect(result["every_preview"] as? [String] == asShown, "page \(result["every_preview"] ?? "") vs alarm preview \(cliEvery)")
+        #expect(asShown.count == 5)
+        #expect((result["every_listed"] as? String)?.contains("Sat *-*-* 09:00:00, every 2w from ") == true, "\(result["every_listed"] ?? "")")
+        let stored = (try JSONSerialization.jsonObject(with: Data(h.cli("list", "--json").stdout.utf8)) as? [[String: Any]] ?? [])
+            .first { $0["every"] as? String == "2w" }
+        #expect(stored?["expression"] as? String == "Sat *-*-* 09:00:00")
+        #expect(stored?["from"] != nil)
         #expect((result["scroll_width_at_320"] as? Int ?? 999) <= 320, "the page is wider than 320 px")
         #expect((result["ringing_text"] as? String)?.hasPrefix("Ringing now") == true, "\(result["ringing_text"] ?? "")")
         #expect((result["history"] as? String)?.contains("stopped") == true)
         // Each step left its picture.
-        for name in ["01-sign-in", "02-signed-in", "03-preview", "04-added", "05-320px", "06-ringing", "07-stopped", "08-history"] {
+        for name in ["01-sign-in", "02-signed-in", "03-preview", "04-added", "04b-every-other-week", "05-320px", "06-ringing", "07-stopped", "08-history"] {
             #expect(FileManager.default.fileExists(atPath: Self.screenshots + "/\(name).png"), "\(name).png")
         }
 

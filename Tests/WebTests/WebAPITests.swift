@@ -412,6 +412,21 @@ import Testing
             #expect(r.status == 400, "\(query): \(r.text)")
             #expect(r.error?.contains(wanted) == true, "\(query): \(r.text)")
         }
+        // The add form's more options, posted: days and weeks count from today, as `alarm add
+        // --every 2w` counts them, so the alarm stored rings what the preview showed.
+        let posted = try http.post("/api/alarms", #"{"id": "bi", "expression": "Mon 06:30", "every": "2w", "skip_holidays": true, "max_snoozes": 2, "when_ignored": "silence"}"#)
+        #expect(posted.status == 201, "\(posted.text)")
+        var berlin = Calendar(identifier: .gregorian)
+        berlin.timeZone = TimeZone(identifier: "Europe/Berlin")!
+        let d = berlin.dateComponents([.year, .month, .day], from: Date())
+        #expect(posted.object["from"] as? String == String(format: "%04d-%02d-%02d", d.year!, d.month!, d.day!), "\(posted.text)")
+        #expect(posted.object["every"] as? String == "2w")
+        #expect(posted.object["skip_holidays"] as? Bool == true)
+        #expect(posted.object["max_snoozes"] as? Int == 2)
+        #expect(posted.object["when_ignored"] as? String == "silence")
+        let shown = try http.get("/api/preview?expr=Mon%2006:30&every=2w&skip_holidays=true&count=1").json as? [String]
+        #expect(shown?.first != nil && shown?.first == posted.object["next"] as? String, "\(shown ?? []) vs \(posted.text)")
+
         // Without a holidays file, skipping holidays cannot be previewed: said, not ignored.
         let bare = try WebHarness(withDaemon: false)
         defer { bare.shutdown() }

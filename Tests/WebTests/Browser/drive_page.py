@@ -129,6 +129,22 @@ def main():
         result["next"] = page.js("document.getElementById('next').textContent")
         step("04-added")
 
+        # More options (issue #12): every other Saturday; the preview follows the rule as it is typed.
+        page.click("#more summary")
+        page.wait("document.getElementById('more').open", "the more options")
+        page.type("#expr", "Sat 09:00")
+        page.type("#every", "2w")
+        page.wait("document.querySelectorAll('#preview-list li').length === 5 && "
+                  "Array.from(document.querySelectorAll('#preview-list li')).every(e => e.textContent.startsWith('Sat '))",
+                  "five previewed Saturdays")
+        time.sleep(0.6)  # a preview still on its way would replace the list
+        result["every_preview"] = page.js("Array.from(document.querySelectorAll('#preview-list li')).map(e => e.textContent)")
+        step("04b-every-other-week")
+        page.click("#add")
+        page.wait("Array.from(document.querySelectorAll('#alarms li')).some(li => li.textContent.includes('every 2w from '))",
+                  "the every-other-week alarm in the list")
+        result["every_listed"] = page.js("Array.from(document.querySelectorAll('#alarms li')).map(li => li.innerText).join('\\n---\\n')")
+
         # 320 px: nothing wider than the screen.
         page.call("Emulation.setDeviceMetricsOverride", width=320, height=740, deviceScaleFactor=2, mobile=True)
         time.sleep(0.3)
