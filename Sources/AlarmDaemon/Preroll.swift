@@ -20,10 +20,17 @@ struct Preroll {
     var relay: PlaybackRelay?
     var problem: SoundProblem?
 
-    /// The same ring, as far as what is heard goes (`late` is the engine's to say).
+    /// The same ring, as far as what is heard goes: every field of the requests but `late` (the
+    /// engine's to say) and the label (not heard; the ring reports the engine's). A field added
+    /// to `RingRequest` counts without a change here.
     static func same(_ a: RingRequest, _ b: RingRequest) -> Bool {
-        a.alarm == b.alarm && a.sound == b.sound && a.volume == b.volume && a.fadeIn == b.fadeIn && a.scheduled == b.scheduled
-            && a.volumeFrom == b.volumeFrom
+        func heard(_ r: RingRequest) -> RingRequest {
+            var r = r
+            r.late = false
+            r.label = nil
+            return r
+        }
+        return heard(a) == heard(b)
     }
 }
 
