@@ -316,7 +316,8 @@ public final class Daemon {
         do {
             let fresh = try resolveConfiguration()
             let moved = fresh.stateDir != config.stateDir || fresh.runtimeDir != config.runtimeDir || fresh.localtimePath != config.localtimePath
-            if moved { logger.warning("state_dir, runtime_dir and localtime take effect at the next start") }
+                || fresh.fifoGroup != config.fifoGroup
+            if moved { logger.warning("state_dir, runtime_dir, localtime and fifo_group take effect at the next start") }
             if Self.settings(fresh) != engine.settings { handle(.settingsChanged(Self.settings(fresh))) }
             sounds = fresh.soundLibrary
             if fresh.device != config.device {
@@ -327,24 +328,19 @@ public final class Daemon {
                 }
                 pendingPlayer = replacement
             }
-            config.device = fresh.device
-            config.soundsDirs = fresh.soundsDirs
-            config.snooze = fresh.snooze
-            config.ring = fresh.ring
-            config.volume = fresh.volume
-            config.fadeIn = fresh.fadeIn
-            config.volumeFrom = fresh.volumeFrom
-            config.maxSnoozes = fresh.maxSnoozes
-            config.whenIgnored = fresh.whenIgnored
-            config.grace = fresh.grace
-            config.preflight = fresh.preflight
-            config.fallbackCommand = fresh.fallbackCommand
-            config.mixerFloor = fresh.mixerFloor
-            config.mixerControl = fresh.mixerControl
-            volumeFloor.floor = fresh.mixerFloor
-            volumeFloor.control = fresh.mixerControl
+            // Everything else of the file applies now (a key added later too); what alarmd set
+            // up at start stays: its directories (the store, the FIFO, status.json), the FIFO's
+            // group and the zone file it watches.
+            var next = fresh
+            next.stateDir = config.stateDir
+            next.runtimeDir = config.runtimeDir
+            next.localtimePath = config.localtimePath
+            next.localtimeIsExplicit = config.localtimeIsExplicit
+            next.fifoGroup = config.fifoGroup
             let oldHolidays = config.holidays
-            config.holidays = fresh.holidays
+            config = next
+            volumeFloor.floor = config.mixerFloor
+            volumeFloor.control = config.mixerControl
             holidaysSettingChanged(from: oldHolidays)
             preflight.lastCheck = nil
         } catch {
