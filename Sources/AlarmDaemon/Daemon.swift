@@ -14,7 +14,7 @@ import Glibc
 /// One thread runs the loop and sleeps in `epoll_wait` while nothing is due; the player runs
 /// on its own thread only while ringing and reports back through an `EventFD`.
 public final class Daemon {
-    public private(set) var config: Configuration
+    public internal(set) var config: Configuration
     var logger: Logger
     var engine: Engine
     var zone: Zone
@@ -114,49 +114,6 @@ public final class Daemon {
         _ = try files.watch(file: store.path)
         watchZoneData()
         watchHolidays()
-    }
-
-    /// Watches the database file of the zone in force (through a link, the file it names).
-    /// Watches are per directory and stay after a zone change; events for files that are no
-    /// longer the zone's are ignored.
-    private func watchZoneData() {
-        guard let named = try? Zones.database.path(for: zone.identifier) else {
-            zoneDataPath = nil
-            return
-        }
-        let path = URL(fileURLWithPath: named).resolvingSymlinksInPath().path
-        guard path != zoneDataPath else { return }
-        do {
-            _ = try files.watch(file: path)
-            zoneDataPath = path
-        } catch {
-            zoneDataPath = nil
-            logger.warning("not watching \(path) for tzdata updates: \(error)")
-        }
-    }
-
-    /// Watches the database files of the zones `alarms` are pinned to, so that a tzdata update
-    /// moves pinned alarms too. Watches are only added (at most one per zone in the database).
-    private func watchPinnedZones(_ alarms: [Alarm]) {
-        for name in Set(alarms.compactMap(\.zone)) where pinnedZonePaths.values.contains(name) == false {
-            guard let named = try? Zones.database.path(for: name) else { continue }
-            let path = URL(fileURLWithPath: named).resolvingSymlinksInPath().path
-            do {
-                _ = try files.watch(file: path)
-                pinnedZonePaths[path] = name
-            } catch {
-                logger.warning("not watching \(path) for tzdata updates of \(name): \(error)")
-            }
-        }
-    }
-
-    /// A pinned zone's file was replaced (dpkg renames the new one into place): read the rules
-    /// again and recompute, as for a change of the system zone.
-    private func pinnedZoneFileChanged(_ names: Set<String>) {
-        Zones.database.invalidate()
-        logger.notice("the rules of \(names.sorted().joined(separator: ", ")) changed (tzdata updated): recomputing")
-        zoneChangeReason = "the rules of \(names.sorted().joined(separator: ", ")) changed (tzdata updated)"
-        handle(.zoneChanged)
     }
 
     /// Runs until SIGTERM or SIGINT. Returns after the sound is stopped and the state saved.
@@ -289,98 +246,6 @@ public final class Daemon {
         }
     }
 
-    private func zoneFileChanged() {
-        // The zone file may name the same zone with new rules (tzdata upgraded, a copied file
-        // rewritten): read the files again and compare rules, not names.
-        Zones.database.invalidate()
-        guard let newZone = SystemZone.resolve(config) else {
-            logger.warning("\(config.localtimePath) names no readable zone at the moment; keeping \(zone.identifier)")
-            return
-        }
-        guard newZone != zone else { return }
-        if newZone.identifier == zone.identifier {
-            logger.notice("the rules of the system zone \(zone.identifier) changed (zone file or tzdata updated)")
-            zoneChangeReason = "the rules of \(zone.identifier) changed (zone file or tzdata updated)"
-        } else {
-            logger.notice("the system zone changed from \(zone.identifier) to \(newZone.identifier)")
-        }
-        zone = newZone
-        watchZoneData()
-        handle(.zoneChanged)
-    }
-
-    /// SIGHUP and `reload`: the config file again (alarm defaults, device, sound directories; the
-    /// directories, FIFO and zone file stay as they were), then the alarms.
-    private func reloadAll(reason: String) {
-        logger.notice("reloading the configuration and the alarms (\(reason))")
-        do {
-            let fresh = try resolveConfiguration()
-            let moved = fresh.stateDir != config.stateDir || fresh.runtimeDir != config.runtimeDir || fresh.localtimePath != config.localtimePath
-                || fresh.fifoGroup != config.fifoGroup
-            if moved { logger.warning("state_dir, runtime_dir, localtime and fifo_group take effect at the next start") }
-            if Self.settings(fresh) != engine.settings { handle(.settingsChanged(Self.settings(fresh))) }
-            sounds = fresh.soundLibrary
-            if fresh.device != config.device {
-                let log = logger
-                let replacement = AlarmPlayer(device: fresh.device, log: { line in log.warning("\(line)") }, environment: environment)
-                if player.isRinging {
-                    logger.notice("the new device \(fresh.device) is used from the next ring")
-                }
-                pendingPlayer = replacement
-            }
-            // Everything else of the file applies now (a key added later too); what alarmd set
-            // up at start stays: its directories (the store, the FIFO, status.json), the FIFO's
-            // group and the zone file it watches.
-            var next = fresh
-            next.stateDir = config.stateDir
-            next.runtimeDir = config.runtimeDir
-            next.localtimePath = config.localtimePath
-            next.localtimeIsExplicit = config.localtimeIsExplicit
-            next.fifoGroup = config.fifoGroup
-            let oldHolidays = config.holidays
-            config = next
-            volumeFloor.floor = config.mixerFloor
-            volumeFloor.control = config.mixerControl
-            holidaysSettingChanged(from: oldHolidays)
-            preflight.lastCheck = nil
-        } catch {
-            logger.error("the configuration was not reloaded, the old one stays in force: \(error)")
-        }
-        cancelPreroll()  // prepared with the old sounds and device
-        reload(reason: nil)
-        planPreroll()
-        schedulePreflight()
-    }
-
-    static func settings(_ c: Configuration) -> EngineSettings {
-        EngineSettings(
-            snooze: c.snooze, ring: c.ring, volume: c.volume, fadeIn: c.fadeIn, grace: c.grace, volumeFrom: c.volumeFrom,
-            maxSnoozes: c.maxSnoozes.count, whenIgnored: c.whenIgnored)
-    }
-
-    private func reload(reason: String?) {
-        if let reason { logger.info("reloading alarms (\(reason))") }
-        guard let alarms = loadAlarms(), alarms != engine.alarms else { return }
-        watchPinnedZones(alarms)
-        handle(.alarmsChanged(alarms))
-    }
-
-    /// The stored alarms, or nil (logged) when the store cannot be read: the running alarms are
-    /// kept rather than dropped, and the file is left for the user to fix. With nothing running
-    /// yet (a corrupt store at start), the previous list in `alarms.json.bak` rings instead, read
-    /// only: a broken file must not make for a silent morning.
-    private func loadAlarms() -> [Alarm]? {
-        do { return try reloadCache.load(store) } catch {
-            logger.error("\(error)")
-            guard engine.alarms.isEmpty,
-                let backup = try? AlarmStore.decode(AtomicFile.read(store.backupPath), path: store.backupPath),
-                !backup.isEmpty
-            else { return nil }
-            logger.warning("ringing the \(backup.count) alarm(s) of \(store.backupPath) until \(store.path) is fixed")
-            return backup
-        }
-    }
-
     // MARK: the engine
 
     func handle(_ kind: EngineEvent.Kind, now: Date = Date()) {
@@ -501,40 +366,6 @@ public struct DaemonError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Events posted from the player's thread for the loop's thread.
-final class Inbox: @unchecked Sendable {
-    enum Item {
-        /// For the engine.
-        case event(EngineEvent.Kind)
-        /// The first frame went to `device` (on `card`): for the volume floor.
-        case firstFrame(device: String, card: Int?)
-    }
-    struct Posted {
-        var item: Item
-        var at: Date
-        var generation: Int
-    }
-    private let lock = Lock()
-    private var items: [Posted] = []
-
-    func post(_ kind: EngineEvent.Kind, at: Date, generation: Int) {
-        post(.event(kind), at: at, generation: generation)
-    }
-
-    func post(_ item: Item, at: Date, generation: Int) {
-        lock.lock()
-        items.append(Posted(item: item, at: at, generation: generation))
-        lock.unlock()
-    }
-
-    func take() -> [Posted] {
-        lock.lock()
-        defer { lock.unlock() }
-        let out = items
-        items = []
-        return out
-    }
-}
 
 extension RingRequest {
     /// The ramp: from `volumeFrom` to `volume` over `fadeIn`.

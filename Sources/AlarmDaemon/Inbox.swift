@@ -1,0 +1,38 @@
+import AlarmCore
+import AlarmSystem
+import FoundationEssentials
+
+/// Events posted from the player's thread for the loop's thread.
+final class Inbox: @unchecked Sendable {
+    enum Item {
+        /// For the engine.
+        case event(EngineEvent.Kind)
+        /// The first frame went to `device` (on `card`): for the volume floor.
+        case firstFrame(device: String, card: Int?)
+    }
+    struct Posted {
+        var item: Item
+        var at: Date
+        var generation: Int
+    }
+    private let lock = Lock()
+    private var items: [Posted] = []
+
+    func post(_ kind: EngineEvent.Kind, at: Date, generation: Int) {
+        post(.event(kind), at: at, generation: generation)
+    }
+
+    func post(_ item: Item, at: Date, generation: Int) {
+        lock.lock()
+        items.append(Posted(item: item, at: at, generation: generation))
+        lock.unlock()
+    }
+
+    func take() -> [Posted] {
+        lock.lock()
+        defer { lock.unlock() }
+        let out = items
+        items = []
+        return out
+    }
+}
