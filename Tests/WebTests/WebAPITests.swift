@@ -351,6 +351,27 @@ import Testing
         #expect(h.stopWeb() == 0)
     }
 
+    /// Issue #13's snooze limit through the API: the refusal is alarmd's, answered 409 with the
+    /// CLI's message, and the ring goes on; stop still works.
+    @Test func aSnoozePastTheLimitIs409AndTheRingGoesOn() throws {
+        let h = try WebHarness(withDaemon: true, config: "max_snoozes = 1\n")
+        defer { h.shutdown() }
+        let http = h.http
+        #expect(try http.post("/api/ring").status == 200)
+        #expect(h.wait(10) { h.status()["state"] as? String == "ringing" }, "\(h.status())")
+        let first = try http.post("/api/snooze", #"{"duration": "2s"}"#)
+        #expect(first.status == 200, "\(first.text)")
+        #expect(h.wait(10) { h.status()["state"] as? String == "snoozed" })
+        #expect(h.wait(15) { h.status()["state"] as? String == "ringing" }, "rings again after 2 s: \(h.status())")
+        let refused = try http.post("/api/snooze")
+        #expect(refused.status == 409, "\(refused.text)")
+        #expect(refused.error?.contains("snooze refused") == true && refused.error?.contains("the alarm keeps ringing") == true, "\(refused.text)")
+        Thread.sleep(forTimeInterval: 1)
+        #expect(h.status()["state"] as? String == "ringing", "the ring goes on")
+        #expect(try http.post("/api/stop").status == 200)
+        #expect(h.wait(10) { h.status()["state"] as? String == "idle" })
+    }
+
     @Test func idleConnectionsAreBoundedAndTimedOut() throws {
         let h = try WebHarness(withDaemon: false)
         defer { h.shutdown() }
