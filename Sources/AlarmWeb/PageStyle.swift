@@ -29,7 +29,9 @@ select { width: 100%; font: inherit; padding: 10px; border: 1px solid var(--mute
 label.check { display: flex; align-items: center; gap: 10px; min-height: 44px; font-weight: 600; }
 label.check input { width: 24px; min-height: 24px; height: 24px; margin: 0; }
 details.more { margin-top: 12px; }
-details.more summary { min-height: 44px; display: flex; align-items: center; cursor: pointer; font-weight: 600; color: var(--accent); }
+details.more summary { min-height: 44px; display: flex; align-items: center; cursor: pointer; font-weight: 600; color: var(--accent); list-style: none; }
+details.more summary::before { content: "\25B8"; display: inline-block; width: 1.2em; }
+details.more[open] summary::before { content: "\25BE"; }
 input:focus, select:focus, summary:focus, button:focus { outline: 3px solid var(--accent); outline-offset: 2px; }
 button { font: inherit; min-height: 44px; padding: 8px 14px; border-radius: 8px; border: 1px solid var(--muted); background: var(--bg); color: var(--fg); cursor: pointer; }
 button.primary { background: var(--accent); color: var(--accent-fg); border-color: var(--accent); margin-top: 14px; width: 100%; font-weight: 600; }
