@@ -15,115 +15,100 @@ struct HungServerTests {
     let clip = AudioClip(samples: Signal.sine(frequency: 440, rate: 48_000, channels: 1, frames: 2 * 48_000),
                          channels: 1, sampleRate: 48_000)
 
-    func wait(_ seconds: Double, until condition: () -> Bool) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return condition()
-    }
-
     @Test("frozen mid-ring: the stall and the hung snd_pcm_drop are given up, the next device plays, stop returns; thawed: pulse plays again")
     func frozenMidRing() throws {
-        let sink = try PulseNullSink(sinkName: "alarmhung")
-        defer { sink.shutdown() }
-        sink.exportToThisProcess()
-        defer { sink.unexportFromThisProcess() }
-        let rec = try sink.record()
-        let lines = LogLines()
-        let player = AlarmPlayer(devices: ["pulse", "null"], log: { lines.add($0) })
-        let failures = LogLines()
-        let first = Box<PlaybackStarted>()
-        player.start(clip, onFirstFrame: { first.set($0) }, onFailure: { failures.add($0) })
-        try #require(rec.waitForSound() != nil, "nothing reached the sink: \(lines.all)")
-        #expect(first.get()?.device == "pulse")
+        try withExportedSink("alarmhung") { sink in
+            let rec = try sink.record()
+            let lines = LogLines()
+            let player = AlarmPlayer(devices: ["pulse", "null"], log: { lines.add($0) })
+            let failures = LogLines()
+            let first = Box<PlaybackStarted>()
+            player.start(clip, onFirstFrame: { first.set($0) }, onFailure: { failures.add($0) })
+            try #require(rec.waitForSound() != nil, "nothing reached the sink: \(lines.all)")
+            #expect(first.get()?.device == "pulse")
 
-        sink.freeze()
-        #expect(wait(20) { lines.all.contains { $0.contains("took no audio for 3 s (stalled)") } }, "\(lines.all)")
-        #expect(wait(20) { lines.all.contains { $0.contains("'pulse': snd_pcm_drop failed: no return for 3 s") } }, "\(lines.all)")
-        #expect(AlarmPlayer.hungDevices == ["pulse"])
-        #expect(player.isRinging, "the ring goes on, on the next device")
-        #expect(failures.all.isEmpty, "a device of the chain plays: no failure to report: \(failures.all)")
-        let t0 = ContinuousClock.now
-        let summary = player.stop()
-        let took = ContinuousClock.now - t0
-        #expect(took < .seconds(2), "stop took \(took)")
-        #expect(summary.stoppedByCaller)
-        #expect(summary.device == "null", "the ring went on with 'null': \(summary)")
+            sink.freeze()
+            #expect(eventually(20) { lines.all.contains { $0.contains("took no audio for 3 s (stalled)") } }, "\(lines.all)")
+            #expect(eventually(20) { lines.all.contains { $0.contains("'pulse': snd_pcm_drop failed: no return for 3 s") } }, "\(lines.all)")
+            #expect(AlarmPlayer.hungDevices == ["pulse"])
+            #expect(player.isRinging, "the ring goes on, on the next device")
+            #expect(failures.all.isEmpty, "a device of the chain plays: no failure to report: \(failures.all)")
+            let t0 = ContinuousClock.now
+            let summary = player.stop()
+            let took = ContinuousClock.now - t0
+            #expect(took < .seconds(2), "stop took \(took)")
+            #expect(summary.stoppedByCaller)
+            #expect(summary.device == "null", "the ring went on with 'null': \(summary)")
 
-        // While pulse is hung, the next ring skips it at once and plays on the next device.
-        let second = Box<PlaybackStarted>()
-        player.start(clip, onFirstFrame: { second.set($0) })
-        #expect(wait(2) { second.get() != nil }, "\(lines.all)")
-        #expect(second.get()?.device == "null")
-        #expect(lines.all.contains { $0.contains("an earlier call has not returned") && $0.contains("skipping it") }, "\(lines.all)")
-        player.stop()
+            // While pulse is hung, the next ring skips it at once and plays on the next device.
+            let second = Box<PlaybackStarted>()
+            player.start(clip, onFirstFrame: { second.set($0) })
+            #expect(eventually(2) { second.get() != nil }, "\(lines.all)")
+            #expect(second.get()?.device == "null")
+            #expect(lines.all.contains { $0.contains("an earlier call has not returned") && $0.contains("skipping it") }, "\(lines.all)")
+            player.stop()
 
-        // Thawed: the call left behind returns, and pulse plays and is heard again.
-        sink.thaw()
-        #expect(wait(20) { AlarmPlayer.hungDevices.isEmpty }, "\(lines.all)")
-        #expect(lines.all.contains { $0.contains("'pulse': snd_pcm_drop returned at last") }, "\(lines.all)")
-        let third = Box<PlaybackStarted>()
-        let mark = rec.count
-        player.start(clip, onFirstFrame: { third.set($0) })
-        #expect(wait(10) { third.get() != nil })
-        #expect(third.get()?.device == "pulse")
-        #expect(rec.waitForSound(from: mark) != nil, "heard again after the thaw")
-        player.stop()
+            // Thawed: the call left behind returns, and pulse plays and is heard again.
+            sink.thaw()
+            #expect(eventually(20) { AlarmPlayer.hungDevices.isEmpty }, "\(lines.all)")
+            #expect(lines.all.contains { $0.contains("'pulse': snd_pcm_drop returned at last") }, "\(lines.all)")
+            let third = Box<PlaybackStarted>()
+            let mark = rec.count
+            player.start(clip, onFirstFrame: { third.set($0) })
+            #expect(eventually(10) { third.get() != nil })
+            #expect(third.get()?.device == "pulse")
+            #expect(rec.waitForSound(from: mark) != nil, "heard again after the thaw")
+            player.stop()
+        }
     }
 
     @Test("frozen before the ring: snd_pcm_open is given up and the next device plays; the only device: the failure is reported, stop returns")
     func frozenBeforeOpen() throws {
-        let sink = try PulseNullSink(sinkName: "alarmhungopen")
-        defer { sink.shutdown() }
-        sink.exportToThisProcess()
-        defer { sink.unexportFromThisProcess() }
-        sink.freeze()
-        let lines = LogLines()
-        let player = AlarmPlayer(devices: ["pulse", "null"], log: { lines.add($0) })
-        let first = Box<PlaybackStarted>()
-        player.start(clip, onFirstFrame: { first.set($0) })
-        #expect(wait(15) { first.get() != nil }, "no frame on the next device: \(lines.all)")
-        #expect(first.get()?.device == "null")
-        #expect(lines.all.contains { $0.contains("'pulse': snd_pcm_open failed: no return for 3 s") }, "\(lines.all)")
-        player.stop()
+        try withExportedSink("alarmhungopen") { sink in
+            sink.freeze()
+            let lines = LogLines()
+            let player = AlarmPlayer(devices: ["pulse", "null"], log: { lines.add($0) })
+            let first = Box<PlaybackStarted>()
+            player.start(clip, onFirstFrame: { first.set($0) })
+            #expect(eventually(15) { first.get() != nil }, "no frame on the next device: \(lines.all)")
+            #expect(first.get()?.device == "null")
+            #expect(lines.all.contains { $0.contains("'pulse': snd_pcm_open failed: no return for 3 s") }, "\(lines.all)")
+            player.stop()
 
-        // A chain of the hung device alone: nothing plays; that is reported once, with the reason,
-        // the ring keeps retrying, and stop still returns.
-        let alone = AlarmPlayer(devices: ["pulse"], log: { lines.add($0) })
-        let failures = LogLines()
-        alone.start(clip, onFailure: { failures.add($0) })
-        #expect(wait(15) { !failures.all.isEmpty }, "\(lines.all)")
-        #expect(failures.all.first?.contains("no return for 3 s") == true || failures.all.first?.contains("has not returned") == true,
-                "\(failures.all)")
-        let t0 = ContinuousClock.now
-        #expect(alone.stop().stoppedByCaller)
-        #expect(ContinuousClock.now - t0 < .seconds(2))
-        #expect(failures.all.count == 1, "said once per ring: \(failures.all)")
-        sink.thaw()
-        #expect(wait(20) { AlarmPlayer.hungDevices.isEmpty }, "\(lines.all)")
+            // A chain of the hung device alone: nothing plays; that is reported once, with the reason,
+            // the ring keeps retrying, and stop still returns.
+            let alone = AlarmPlayer(devices: ["pulse"], log: { lines.add($0) })
+            let failures = LogLines()
+            alone.start(clip, onFailure: { failures.add($0) })
+            #expect(eventually(15) { !failures.all.isEmpty }, "\(lines.all)")
+            #expect(failures.all.first?.contains("no return for 3 s") == true || failures.all.first?.contains("has not returned") == true,
+                    "\(failures.all)")
+            let t0 = ContinuousClock.now
+            #expect(alone.stop().stoppedByCaller)
+            #expect(ContinuousClock.now - t0 < .seconds(2))
+            #expect(failures.all.count == 1, "said once per ring: \(failures.all)")
+            sink.thaw()
+            #expect(eventually(20) { AlarmPlayer.hungDevices.isEmpty }, "\(lines.all)")
+        }
     }
 
     @Test("a probe of a device that hangs (alarm check, the pre-flight) fails after its timeout and says why; then at once, until the call returns")
     func probeOfAHungServer() throws {
-        let sink = try PulseNullSink(sinkName: "alarmhungprobe")
-        defer { sink.shutdown() }
-        sink.exportToThisProcess()
-        defer { sink.unexportFromThisProcess() }
-        #expect(PCMProbe.probe("pulse", channels: 1, rate: 48_000).opens)
-        sink.freeze()
-        var t0 = ContinuousClock.now
-        let hung = PCMProbe.probe("pulse", channels: 1, rate: 48_000, timeout: 2)
-        #expect(ContinuousClock.now - t0 < .seconds(4))
-        #expect(hung.outcome == .fails)
-        #expect(hung.error?.description == "ALSA device 'pulse': snd_pcm_open failed: no return for 2 s (the device or its sound server hangs)")
-        t0 = ContinuousClock.now
-        let again = PCMProbe.probe("pulse", channels: 1, rate: 48_000, timeout: 2)
-        #expect(ContinuousClock.now - t0 < .milliseconds(500), "no second thread left waiting on it")
-        #expect(again.error?.text.contains("an earlier call has not returned") == true, "\(again)")
-        sink.thaw()
-        #expect(wait(20) { AlarmPlayer.hungDevices.isEmpty })
-        #expect(PCMProbe.probe("pulse", channels: 1, rate: 48_000).opens)
+        try withExportedSink("alarmhungprobe") { sink in
+            #expect(PCMProbe.probe("pulse", channels: 1, rate: 48_000).opens)
+            sink.freeze()
+            var t0 = ContinuousClock.now
+            let hung = PCMProbe.probe("pulse", channels: 1, rate: 48_000, timeout: 2)
+            #expect(ContinuousClock.now - t0 < .seconds(4))
+            #expect(hung.outcome == .fails)
+            #expect(hung.error?.description == "ALSA device 'pulse': snd_pcm_open failed: no return for 2 s (the device or its sound server hangs)")
+            t0 = ContinuousClock.now
+            let again = PCMProbe.probe("pulse", channels: 1, rate: 48_000, timeout: 2)
+            #expect(ContinuousClock.now - t0 < .milliseconds(500), "no second thread left waiting on it")
+            #expect(again.error?.text.contains("an earlier call has not returned") == true, "\(again)")
+            sink.thaw()
+            #expect(eventually(20) { AlarmPlayer.hungDevices.isEmpty })
+            #expect(PCMProbe.probe("pulse", channels: 1, rate: 48_000).opens)
+        }
     }
 }

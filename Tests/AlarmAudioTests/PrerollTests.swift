@@ -12,14 +12,6 @@ struct PrerollTests {
         var get: PlaybackStarted? { lock.lock(); defer { lock.unlock() }; return value }
     }
 
-    func wait(_ seconds: Double, until condition: () -> Bool) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.005)
-        }
-        return condition()
-    }
 
     @Test("starts by itself at the instant, not before")
     func startsAtTheInstant() throws {
@@ -30,7 +22,7 @@ struct PrerollTests {
         Thread.sleep(forTimeInterval: 0.3)
         #expect(first.get == nil, "it sounded before its instant")
         #expect(player.isRinging)
-        #expect(wait(5) { first.get != nil })
+        #expect(eventually(5) { first.get != nil })
         let started = try #require(first.get)
         #expect(started.date >= instant.addingTimeInterval(-0.001), "started \(started.date.timeIntervalSince(instant)) s from the instant")
         #expect(started.date.timeIntervalSince(instant) < 0.25, "started \(started.date.timeIntervalSince(instant)) s late")
@@ -58,7 +50,7 @@ struct PrerollTests {
         let first = Box()
         player.preroll(DefaultTone.clip(), at: Date().addingTimeInterval(30), onFirstFrame: { first.set($0) })
         player.go()
-        #expect(wait(5) { first.get != nil })
+        #expect(eventually(5) { first.get != nil })
         player.stop()
     }
 
@@ -70,7 +62,7 @@ struct PrerollTests {
         Thread.sleep(forTimeInterval: 0.5)
         #expect(first.get == nil, "it started on its own 5 s after its instant")
         player.go()
-        #expect(wait(5) { first.get != nil })
+        #expect(eventually(5) { first.get != nil })
         player.stop()
     }
 
@@ -81,9 +73,9 @@ struct PrerollTests {
         let first = Box()
         let instant = Date().addingTimeInterval(0.8)
         player.preroll(DefaultTone.clip(), at: instant, onFirstFrame: { first.set($0) })
-        #expect(wait(0.6) { lines.all.contains { $0.contains("pre-roll") && $0.contains("nosuch-preroll") } }, "\(lines.all)")
+        #expect(eventually(0.6) { lines.all.contains { $0.contains("pre-roll") && $0.contains("nosuch-preroll") } }, "\(lines.all)")
         #expect(first.get == nil)
-        #expect(wait(5) { first.get != nil })
+        #expect(eventually(5) { first.get != nil })
         #expect(try #require(first.get).device == "null")
         #expect(try #require(first.get).date.timeIntervalSince(instant) < 0.25)
         player.stop()
