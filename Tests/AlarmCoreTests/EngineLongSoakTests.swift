@@ -70,7 +70,10 @@ import Testing
     func soak(seed: Int, start: Date, days: Int) throws -> Figures {
         var rng = SeededRandom(seed: UInt64(seed) &* 104_729)
         let list = try alarms(from: start, days: days)
-        let settings = Rig.settings
+        // Half the eras with the default `when_ignored = snooze` (a ring nobody answers snoozes
+        // itself, then ends ignored), half with `silence`.
+        var settings = Rig.settings
+        settings.whenIgnored = seed.isMultiple(of: 2) ? .snooze : .silence
         var z = zone(Self.zones[seed % Self.zones.count])
         let end = start.addingTimeInterval(Double(days) * 86400)
         var rig = Rig(list, now: start, zone: z, settings: settings)
