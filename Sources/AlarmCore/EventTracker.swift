@@ -9,7 +9,8 @@ import FoundationEssentials
 ///   `missed`, `failed`, and whatever outcomes `RingOutcome` gains later), with the label of its
 ///   alarm and, for `snoozed`, the end of the snooze.
 /// - Changes that leave no history entry: `alarm stop` while snoozed → `stopped`; a snooze
-///   restarted while snoozed → `snoozed` with the new end.
+///   restarted while snoozed → `snoozed` with the new end; a snoozed ring superseded by a newer
+///   one → `silenced` (before the newer one's `ringing`), its reason saying so.
 ///
 /// - The engine events that are news themselves, first: `clockChanged` → `clock-changed`,
 ///   `zoneChanged` → `zone-changed` (the zone in force and the one before; the same zone when
@@ -90,6 +91,14 @@ public struct EventTracker: Sendable {
             out.append(AlarmEvent(
                 AlarmEvent.Name.snoozed, at: now, alarm: r.occurrence.alarm, label: r.label, scheduled: r.occurrence.scheduled,
                 until: until, timeZone: r.zone))
+        case (_, .snoozed(let r, let until), .ringing(let n)) where n.occurrence != r.occurrence:
+            // A newer ring took the place of a snoozed one: its snooze is dropped, and it will
+            // not ring again (the engine keeps one ring at a time).
+            out.insert(AlarmEvent(
+                AlarmEvent.Name.silenced, at: now, alarm: r.occurrence.alarm, label: r.label, scheduled: r.occurrence.scheduled,
+                reason: "snooze until \(RFC3339.format(until, in: r.zone)) dropped: superseded by "
+                    + (n.occurrence.alarm.map { "alarm '\($0)'" } ?? "ring now"),
+                timeZone: r.zone), at: out.firstIndex { $0.event == AlarmEvent.Name.ringing } ?? out.endIndex)
         default:
             break
         }

@@ -114,6 +114,31 @@ struct EventTrackerTests {
         #expect(r.events.count == 5)
     }
 
+    @Test("a snoozed ring superseded by a newer one: silenced, with the reason, before the newer one's ringing")
+    func supersededWhileSnoozed() throws {
+        var r = EventRig([try labelled("wake", "07:00", label: "Work day"), try alarm("gym", "07:05")],
+                         now: at("2026-05-04T06:00:00Z"), zone: utc)
+        r.run(until: at("2026-05-04T07:00:00Z"))
+        r.at(at("2026-05-04T07:01:00Z"), .snooze(600))
+        r.run(until: at("2026-05-04T07:05:00Z"))
+        #expect(r.names == ["alarms-changed", "ringing", "snoozed", "silenced", "ringing"])
+        let dropped = r.events[3]
+        #expect(dropped.alarm == "wake")
+        #expect(dropped.label == "Work day")
+        #expect(dropped.scheduled == at("2026-05-04T07:00:00Z"))
+        #expect(dropped.at == at("2026-05-04T07:05:00Z"))
+        #expect(dropped.reason == "snooze until 2026-05-04T07:11:00+00:00 dropped: superseded by alarm 'gym'")
+        #expect(r.events[4].alarm == "gym")
+        // Ring now supersedes a snooze too; a snooze that ends and rings again is no such thing.
+        r.at(at("2026-05-04T07:06:00Z"), .snooze(60))
+        r.run(until: at("2026-05-04T07:07:00Z"))
+        #expect(r.names.suffix(2) == ["snoozed", "ringing"], "\(r.names)")
+        r.at(at("2026-05-04T07:07:30Z"), .snooze(60))
+        r.at(at("2026-05-04T07:08:00Z"), .ringNow(sound: nil))
+        #expect(r.names.suffix(3) == ["snoozed", "silenced", "ringing"], "\(r.names)")
+        #expect(r.events.suffix(2).first?.reason?.hasSuffix("superseded by ring now") == true)
+    }
+
     @Test("auto-silence and a missed once-alarm: silenced, then missed with the label of an alarm already gone")
     func silencedAndMissed() throws {
         let settings = EngineSettings(snooze: 300, ring: 60, volume: 100, fadeIn: 0, grace: 120, whenIgnored: .silence)
