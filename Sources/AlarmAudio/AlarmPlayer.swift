@@ -58,10 +58,16 @@ public final class AlarmPlayer: @unchecked Sendable {
     /// `snd_pcm_drop` on a sound server that hangs): the device is given up, its call left behind,
     /// and skipped until that call returns. At least four buffers' worth of time (`latencyMicros`).
     public var stallSeconds: Double { get { locked { _stall } } set { locked { _stall = newValue } } }
+    /// How long `snd_pcm_open` may take before the device is given up as hung (at least
+    /// `stallSeconds`): longer than the other calls, as a sound server may take a few seconds to
+    /// set up a stream (a Bluetooth sink), and a device given up while it opens is tried again
+    /// only once the open returns.
+    public var openSeconds: Double { get { locked { _open } } set { locked { _open = newValue } } }
     private var _latency: UInt32 = 50_000
     private var _pause = 0.5
     private var _retry = 1.0
     private var _stall = 3.0
+    private var _open = 6.0
 
     private let lock = Condition()
     private var stopRequested = false
@@ -213,6 +219,8 @@ public final class AlarmPlayer: @unchecked Sendable {
         var retry: Double
         /// How long a device may take no audio, or stay inside one call into alsa-lib.
         var stallLimit: Duration
+        /// How long it may stay inside `snd_pcm_open`.
+        var openLimit: Duration
         var maxDuration: Double?
         var loop: Bool
         /// A pre-rolled ring's instant and window; nil: it sounds at once.
@@ -264,6 +272,7 @@ public final class AlarmPlayer: @unchecked Sendable {
         let setup = locked {
             Setup(latency: _latency, pause: _pause, retry: _retry,
                   stallLimit: .milliseconds(Int64(max(_stall, 4 * Double(_latency) / 1e6) * 1000)),
+                  openLimit: .milliseconds(Int64(max(_open, _stall, 4 * Double(_latency) / 1e6) * 1000)),
                   maxDuration: maxDuration, loop: loop, startAt: startAt)
         }
         var timeline = Timeline(clip: clip, loudness: loudness, loop: loop,
@@ -291,7 +300,7 @@ public final class AlarmPlayer: @unchecked Sendable {
                 startThread(named: "alarm-device") { [self] in
                     play(run, setup, maySubstitute: maySubstitute, onFirstFrame: callback)
                 }
-                let end = watch(run, setup.stallLimit)
+                let end = watch(run, setup)
                 lock.lock()
                 timeline = run.timeline
                 result.framesWritten += run.framesWritten
@@ -338,12 +347,15 @@ public final class AlarmPlayer: @unchecked Sendable {
     }
 
     /// Waits for `run` to end; gives it up when it has been inside one call into alsa-lib for
-    /// longer than `limit` (said in the log): it ends as its feeding did, or failed.
-    private func watch(_ run: DeviceRun, _ limit: Duration) -> FeedEnd {
+    /// longer than its limit (said in the log): it ends as its feeding did, or failed.
+    private func watch(_ run: DeviceRun, _ setup: Setup) -> FeedEnd {
         lock.lock()
         while true {
             if let end = run.end { lock.unlock(); return end }
-            if let call = run.call, ContinuousClock.now - call.since > limit {
+            if let call = run.call,
+                case let limit = call.operation == "snd_pcm_open" ? setup.openLimit : setup.stallLimit,
+                ContinuousClock.now - call.since > limit
+            {
                 run.abandoned = true
                 HungDevices.add(run.name, call.operation)
                 let error = HungDevices.givenUp(run.name, call.operation, after: limit)

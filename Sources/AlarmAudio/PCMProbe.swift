@@ -36,11 +36,12 @@ public enum PCMProbe {
     /// The corresponding C functions are `snd_pcm_open`, `snd_pcm_set_params`, `snd_pcm_info`
     /// and `snd_pcm_close`.
     ///
-    /// The probe runs on a thread of its own and is given up after `timeout` seconds: a device
+    /// The probe runs on a thread of its own and is given up after `timeout` seconds (as long as
+    /// the player gives an open, `AlarmPlayer.openSeconds`): a device
     /// whose open never returns (a sound server that hangs) fails, said so, instead of holding
     /// the caller (alarmd's pre-flight runs on its main loop). The call is left behind, and
     /// until it returns the device fails at once (see `AlarmPlayer.hungDevices`).
-    public static func probe(_ device: String, channels: Int, rate: Int, timeout: Double = 3) -> PCMProbeResult {
+    public static func probe(_ device: String, channels: Int, rate: Int, timeout: Double = 6) -> PCMProbeResult {
         if let operation = HungDevices.operation(device) { return hung(HungDevices.skipped(device, operation)) }
         final class Slot: @unchecked Sendable {
             var result: PCMProbeResult?

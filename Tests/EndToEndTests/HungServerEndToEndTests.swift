@@ -15,9 +15,11 @@ struct HungServerEndToEndTests {
         let backup = try PulseNullSink(sinkName: "alarmbackup")
         defer { backup.shutdown() }
         let heardOnBackup = try backup.record()
-        // Each device names its server. alarmd gets no PULSE_SERVER and a runtime directory with
-        // no server in it: else alsa-lib's pulse hook (`load_if_running`) makes `default` the
-        // server of the environment again (and, that one frozen, hangs on loading the config).
+        // Each device names its server, and the environment names the backup: alsa-lib's pulse
+        // hook (`load_if_running`) makes `default` the environment's server whenever one runs
+        // (and, that one frozen, hangs on loading the config), so the environment must not name
+        // the server that will freeze, nor one this test process was pointed at by another
+        // suite (the variables are inherited).
         let conf = h.root + "/asound.conf"
         try """
             pcm.primary { type pulse server "unix:\(h.pulse.socketPath)" }
@@ -28,7 +30,7 @@ struct HungServerEndToEndTests {
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         h.environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:" + conf
         h.environment["ALARM_DEVICE"] = "primary"
-        h.environment["PULSE_SERVER"] = nil
+        h.environment["PULSE_SERVER"] = "unix:" + backup.socketPath
         h.environment["XDG_RUNTIME_DIR"] = elsewhere
         h.environment["HOME"] = elsewhere
         try Recording.writeSineWAV(path: h.soundsDir + "/a440.wav", frequency: 440, seconds: 1.5)
