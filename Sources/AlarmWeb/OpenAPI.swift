@@ -240,13 +240,10 @@ enum OpenAPI {
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           },
           "409": {
-            "description": "Nothing rings",
+            "description": "Nothing rings, or the ring was snoozed as often as max_snoozes allows (snooze refused: it keeps ringing)",
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           },
-          "503": {
-            "description": "alarmd is not running, or alarm-web may not write its FIFO",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-          }
+          "503": {"$ref": "#/components/responses/Unavailable"}
         }
       }
     },
@@ -260,14 +257,8 @@ enum OpenAPI {
           },
           "401": {"$ref": "#/components/responses/Unauthorized"},
           "429": {"$ref": "#/components/responses/TooMany"},
-          "409": {
-            "description": "Nothing rings",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-          },
-          "503": {
-            "description": "alarmd is not running, or alarm-web may not write its FIFO",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-          }
+          "409": {"$ref": "#/components/responses/NothingRings"},
+          "503": {"$ref": "#/components/responses/Unavailable"}
         }
       }
     },
@@ -293,10 +284,7 @@ enum OpenAPI {
             "description": "alarmd did not confirm",
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
           },
-          "503": {
-            "description": "alarmd is not running, or alarm-web may not write its FIFO",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-          }
+          "503": {"$ref": "#/components/responses/Unavailable"}
         }
       }
     },
@@ -372,6 +360,14 @@ enum OpenAPI {
       }
     },
     "responses": {
+      "Unavailable": {
+        "description": "alarmd is not running, or alarm-web may not write its FIFO",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+      },
+      "NothingRings": {
+        "description": "Nothing rings or snoozes",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+      },
       "NotFound": {
         "description": "No alarm with that id",
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
