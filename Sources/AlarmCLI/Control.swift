@@ -125,17 +125,18 @@ struct Snooze: ParsableCommand {
 
 extension Snooze {
     static func limitReached(_ s: EngineStatus) -> Bool {
-        guard s.state != .idle, let max = s.maxSnoozes else { return false }
-        return (s.snoozes ?? 0) >= max
+        s.state != .idle && refusal(who: "", s) != nil
     }
 
-    /// The message for a snooze alarmd refused; nil when it was not refused. A ring just snoozed
-    /// for the last time allowed is not a refusal: it shows as snoozed.
+    /// The message for a snooze alarmd refused (alarmd's own text); nil when it was not refused.
+    /// A ring just snoozed for the last time allowed is not a refusal: it shows as snoozed.
     static func refusal(_ s: EngineStatus) -> String? {
-        guard s.state == .ringing, limitReached(s), let max = s.maxSnoozes else { return nil }
-        let who = s.label.map { "'\($0)'" } ?? s.alarm.map { "'\($0)'" } ?? "the alarm"
-        let n = s.snoozes ?? 0
-        return "snooze refused: \(who) has been snoozed \(n == 1 ? "once" : "\(n) times"), its limit (max-snoozes \(max)); the alarm keeps ringing"
+        guard s.state == .ringing else { return nil }
+        return refusal(who: s.label.map { "'\($0)'" } ?? s.alarm.map { "'\($0)'" } ?? "the alarm", s)
+    }
+
+    private static func refusal(who: String, _ s: EngineStatus) -> String? {
+        SnoozeLimit.refusal(who: who, snoozes: s.snoozes ?? 0, max: s.maxSnoozes)
     }
 }
 

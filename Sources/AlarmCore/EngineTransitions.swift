@@ -384,10 +384,7 @@ extension Engine {
     /// Why `alarm snooze` is refused for `r` (its snooze limit is used up), or nil. The ring
     /// goes on: refusing a snooze must never silence an alarm.
     func snoozeRefusal(_ r: Ringing) -> String? {
-        guard let max = r.maxSnoozes, (r.snoozes ?? 0) >= max else { return nil }
-        let who = r.label.map { "'\($0)'" } ?? Self.name(r.occurrence.alarm)
-        let times = (r.snoozes ?? 0) == 1 ? "once" : "\(r.snoozes ?? 0) times"
-        return "snooze refused: \(who) has been snoozed \(times), its limit (max-snoozes \(max)); the alarm keeps ringing"
+        SnoozeLimit.refusal(who: r.label.map { "'\($0)'" } ?? Self.name(r.occurrence.alarm), snoozes: r.snoozes ?? 0, max: r.maxSnoozes)
     }
 
     /// The ring length passed with nobody answering. `when_ignored = snooze`: it snoozes itself

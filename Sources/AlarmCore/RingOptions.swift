@@ -48,6 +48,14 @@ public enum SnoozeLimit: Hashable, Sendable {
     }
 
     public var description: String { count.map(String.init) ?? "unlimited" }
+
+    /// Why a snooze is refused, when `snoozes` of `max` are used up; nil otherwise. One text for
+    /// alarmd's log and the CLI's and the web's answer. `who`: the label or id as it is shown.
+    public static func refusal(who: String, snoozes: Int, max: Int?) -> String? {
+        guard let max, snoozes >= max else { return nil }
+        let times = snoozes == 1 ? "once" : "\(snoozes) times"
+        return "snooze refused: \(who) has been snoozed \(times), its limit (max-snoozes \(max)); the alarm keeps ringing"
+    }
 }
 
 /// `--sound`: one file name, a comma-separated list of them (one is picked at random for each
