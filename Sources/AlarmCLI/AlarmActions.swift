@@ -77,8 +77,8 @@ public struct AlarmActions: Sendable {
     }
 
     /// `alarm preview EXPR --count N --zone ZONE [--every D] [--from DATE] [--until DATE]
-    /// [--skip-holidays] --json`: the next rings in RFC 3339, as the alarm `alarm add` would make
-    /// of the same would ring them (issue #12's rules included; holidays from the config's file).
+    /// [--skip-holidays] --json`: the next rings in RFC 3339 of the alarm `alarm add` would make
+    /// of the same (issue #12's rules included; holidays from the config's file).
     public func preview(expression: String, count: String?, zone: String?, every: String? = nil, from: String? = nil,
                         until: String? = nil, skipHolidays: Bool = false) throws -> String {
         guard !expression.trimmingBlanks().isEmpty else {
@@ -104,9 +104,7 @@ public struct AlarmActions: Sendable {
         let alarm: Alarm
         var holidays = HolidayCalendar.empty
         do {
-            let (trigger, rules) = try options.apply(to: .calendar(expr), zone: systemZone, now: start)
-            if let problem = Alarm.whyRulesDoNotFit(trigger: trigger, every: rules.every) { throw CLIError(problem) }
-            alarm = Alarm(id: "", trigger: trigger, every: rules.every, from: rules.from, until: rules.until, skipHolidays: skipHolidays)
+            alarm = try options.previewAlarm(.calendar(expr), zone: systemZone, now: start)
             if skipHolidays {
                 guard let path = config.holidays else {
                     throw CLIError("skip_holidays: no holidays file is set ('holidays = FILE' in \(config.configPath))")
@@ -118,7 +116,10 @@ public struct AlarmActions: Sendable {
         }
         let shown = alarm.displayZone(systemZone: systemZone)
         let walk = PreviewWalk(alarm, from: start, count: n, systemZone: systemZone, holidays: holidays, verbose: false)
-        if walk.rings == 0 { throw ActionError(.badInput, "'\(expr)\(alarm.rulesText(zone: shown).isEmpty ? "" : " " + alarm.rulesText(zone: shown))' never rings after \(RFC3339.format(start, in: shown))") }
+        if walk.rings == 0 {
+            let rules = alarm.rulesText(zone: shown)
+            throw ActionError(.badInput, "'\(expr)\(rules.isEmpty ? "" : " " + rules)' never rings after \(RFC3339.format(start, in: shown))")
+        }
         return try Self.encode(walk.lines.map { RFC3339.format($0.at, in: shown) })
     }
 

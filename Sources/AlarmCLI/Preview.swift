@@ -133,10 +133,7 @@ struct Preview: ParsableCommand {
         } else if !expression.isEmpty {
             do { trigger = .calendar(try CalendarExpression(expression.joined(separator: " "))) } catch { throw CLIError(error) }
         }
-        let (t, rules) = try schedule.apply(to: trigger, zone: systemZone, now: start)
-        if let problem = Alarm.whyRulesDoNotFit(trigger: t, every: rules.every) { throw CLIError(problem) }
-        return Alarm(
-            id: "", trigger: t, every: rules.every, from: rules.from, until: rules.until, skipHolidays: schedule.skipHolidays)
+        return try schedule.previewAlarm(trigger, zone: systemZone, now: start)
     }
 
     /// The holidays to skip: `--holidays`, else the config's file; a file that cannot be used is

@@ -46,6 +46,14 @@ struct ScheduleOptions: ParsableArguments {
     /// - An exact interval repeats an instant: `--at`/`--in`, else the expression's first
     ///   occurrence from `--from` (or now), else `--from` itself, else now plus the interval.
     /// - `--at`/`--in` with days or weeks: its wall-clock time every N days from its date.
+    /// An unnamed alarm of `trigger` with these rules, as `alarm preview` and `/api/preview`
+    /// show it; throws when the rules do not fit the trigger.
+    func previewAlarm(_ trigger: AlarmTrigger?, zone: Zone, now: Date) throws -> Alarm {
+        let (t, rules) = try apply(to: trigger, zone: zone, now: now)
+        if let problem = Alarm.whyRulesDoNotFit(trigger: t, every: rules.every) { throw CLIError(problem) }
+        return Alarm(id: "", trigger: t, every: rules.every, from: rules.from, until: rules.until, skipHolidays: skipHolidays)
+    }
+
     func apply(to trigger: AlarmTrigger?, zone: Zone, now: Date) throws -> (AlarmTrigger, Parsed) {
         var p = try parsed()
         guard let every = p.every else {
