@@ -270,10 +270,10 @@ public final class AlarmPlayer: @unchecked Sendable {
                       onFirstFrame: (@Sendable (PlaybackStarted) -> Void)?, lastError: inout AlsaError?,
                       onFailure: (@Sendable (String) -> Void)? = nil) -> PlaybackSummary {
         let setup = locked {
-            Setup(latency: _latency, pause: _pause, retry: _retry,
-                  stallLimit: .milliseconds(Int64(max(_stall, 4 * Double(_latency) / 1e6) * 1000)),
-                  openLimit: .milliseconds(Int64(max(_open, _stall, 4 * Double(_latency) / 1e6) * 1000)),
-                  maxDuration: maxDuration, loop: loop, startAt: startAt)
+            let stall = max(_stall, 4 * Double(_latency) / 1e6)
+            return Setup(latency: _latency, pause: _pause, retry: _retry,
+                         stallLimit: .milliseconds(Int64(stall * 1000)), openLimit: .milliseconds(Int64(max(_open, stall) * 1000)),
+                         maxDuration: maxDuration, loop: loop, startAt: startAt)
         }
         var timeline = Timeline(clip: clip, loudness: loudness, loop: loop,
                                 pauseFrames: Int(setup.pause * Double(clip.sampleRate)),
