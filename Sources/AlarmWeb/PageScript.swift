@@ -239,12 +239,13 @@ enum PageScript {
       title.textContent = "Next rings appear here as you type.";
       title.className = "muted";
       list.replaceChildren();
+      delete list.dataset.query;
       return;
     }
     try {
       let query = "/api/preview?expr=" + encodeURIComponent(expr) + "&count=5";
-      for (const [id, key] of [["every", "every"], ["from", "from"], ["until", "until"]]) {
-        const v = $(id).value.trim();
+      for (const key of ["every", "from", "until"]) {
+        const v = $(key).value.trim();
         if (v) query += "&" + key + "=" + encodeURIComponent(v);
       }
       if ($("skip-holidays").checked) query += "&skip_holidays=true";
@@ -253,11 +254,13 @@ enum PageScript {
       title.textContent = "Next rings:";
       title.className = "muted";
       list.replaceChildren(...rings.map((r) => element("li", "", wall(r))));
+      list.dataset.query = query;  // what the list shows the rings of
     } catch (e) {
       if (seq !== previewSeq || e instanceof SignedOut) return;
       title.textContent = e.message;
       title.className = "error";
       list.replaceChildren();
+      delete list.dataset.query;
     }
   }
 

@@ -134,10 +134,9 @@ def main():
         page.wait("document.getElementById('more').open", "the more options")
         page.type("#expr", "Sat 09:00")
         page.type("#every", "2w")
-        page.wait("document.querySelectorAll('#preview-list li').length === 5 && "
-                  "Array.from(document.querySelectorAll('#preview-list li')).every(e => e.textContent.startsWith('Sat '))",
-                  "five previewed Saturdays")
-        time.sleep(0.6)  # a preview still on its way would replace the list
+        page.wait("(document.getElementById('preview-list').dataset.query || '').includes('every=2w') && "
+                  "document.querySelectorAll('#preview-list li').length === 5",
+                  "the five rings previewed with every 2w")
         result["every_preview"] = page.js("Array.from(document.querySelectorAll('#preview-list li')).map(e => e.textContent)")
         step("04b-every-other-week")
         page.click("#add")
