@@ -43,6 +43,10 @@ final class CheckHarness: @unchecked Sendable {
             "ALARM_DEVICE": device, "ALARM_CONFIG": root + "/alarm.conf", "ALARM_LOCALTIME": root + "/localtime",
             "ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:" + root + "/asound.conf",
             "LD_PRELOAD": try Self.fakeClockLibrary(), "FAKE_CLOCK": clock,
+            // No sound server: else a PULSE_SERVER this test process inherits from a suite run
+            // alongside (an in-process sink is exported process-wide) makes alsa-lib's pulse
+            // hook turn `default` into that server, and a device that should fail opens.
+            "PULSE_SERVER": "unix:" + root + "/no-pulse-server", "XDG_RUNTIME_DIR": root,
         ]
     }
 
