@@ -10,6 +10,13 @@ import Testing
 struct StopSilenceTests {
     static let rate = 48_000
 
+    /// Waits until the recording holds `seconds` of samples after index `mark`. parec delivers
+    /// late on a loaded machine: a fixed 1.5 s sleep once left only 20 samples after the sound,
+    /// and the check for a second of silence failed though the sound had stopped at once.
+    func waitForRecording(_ rec: PulseRecorder, seconds: Double, after mark: Int) {
+        _ = eventually(20) { rec.count - mark >= Int(seconds * Double(Self.rate)) }
+    }
+
     /// Index of the last sample that is not exactly zero.
     func lastSound(_ s: [Int16]) -> Int? { s.lastIndex { $0 != 0 } }
 
@@ -37,7 +44,7 @@ struct StopSilenceTests {
         let atStop = rec.count
         #expect(summary.stoppedByCaller)
         #expect(!player.isRinging)
-        Thread.sleep(forTimeInterval: 1.5)
+        waitForRecording(rec, seconds: 1.5, after: atStop)
         let s = rec.stop()
         let last = try #require(lastSound(s))
         let after = Double(last - atStop) / Double(Self.rate)
@@ -76,7 +83,7 @@ struct StopSilenceTests {
         kill(p.processIdentifier, SIGTERM)
         p.waitUntilExit()
         let exitTook = ContinuousClock.now - t0
-        Thread.sleep(forTimeInterval: 1.5)
+        waitForRecording(rec, seconds: 1.5, after: atStop)
         let s = rec.stop()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(p.terminationStatus == 0, "\(stderr)")
