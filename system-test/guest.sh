@@ -16,6 +16,9 @@ exec >> "$O/driver.log" 2>&1
 echo "=== boot $(date -u +%FT%T.%NZ): driver starts"
 systemctl is-system-running --wait > /dev/null
 echo "=== system running ($(systemctl is-system-running)) at $(date -u +%FT%T.%NZ)"
+# The kernel's tick rate: snd-aloop moves its streams on jiffies, so a recorded sound's position is
+# that of the tick before the write that started it (analyse.py allows for one tick).
+sed -n 's/^CONFIG_HZ=\([0-9]*\)$/\1/p' "/boot/config-$(uname -r)" > "$O/kernel-hz" 2> /dev/null
 
 # ---- helpers ----------------------------------------------------------------------------------
 D="" REC=""
