@@ -338,7 +338,7 @@ public final class AlarmPlayer: @unchecked Sendable {
             }
             // No device would play: wait, then go round the list again, unless told to stop.
             lock.lock()
-            let deadline = Date().addingTimeInterval(setup.retry)
+            let deadline = ContinuousClock.now + .milliseconds(Int64(setup.retry * 1000))
             while !stopRequested && lock.wait(until: deadline) {}
             let stop = stopRequested
             lock.unlock()
@@ -365,7 +365,7 @@ public final class AlarmPlayer: @unchecked Sendable {
                 log("alarm: \(error); the call is left behind and the device skipped until it returns")
                 return end
             }
-            _ = lock.wait(until: Date().addingTimeInterval(0.1))
+            _ = lock.wait(seconds: 0.1)
         }
     }
 
@@ -472,7 +472,9 @@ public final class AlarmPlayer: @unchecked Sendable {
                 if late <= startAt.window { goRequested = true; break }
                 lock.wait()
             } else if late < -0.003 {
-                _ = lock.wait(until: startAt.instant.addingTimeInterval(-0.002))
+                // At most 0.5 s at a time on the monotonic clock: a wall clock set meanwhile
+                // moves the instant, which the next pass sees.
+                _ = lock.wait(seconds: min(0.5, -late - 0.002))
             } else {
                 // The last 2 ms on the CPU: a wake-up from a timed wait comes 0.1-0.3 ms
                 // late (more on a busy machine); a check of the clock in a loop does not.

@@ -61,7 +61,7 @@ public enum PCMProbe {
         }
         lock.lock()
         defer { lock.unlock() }
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
         while slot.result == nil && lock.wait(until: deadline) {}
         if let r = slot.result { return r }
         slot.abandoned = true

@@ -5,6 +5,10 @@ import Glibc
 
 /// A lock with a condition variable, in place of Foundation's `NSCondition` (full Foundation
 /// would bring ICU's 40 MB along): the player thread and its callers meet here.
+///
+/// Timed waits run on `CLOCK_MONOTONIC`, not on the wall clock as `NSCondition`'s do: a wall clock
+/// set back while a wait lasts (NTP's first sync on a Pi without an RTC, `date -s`) would stretch
+/// a 0.1 s wait by as much as the clock moved, and a retry or a hung call would wait that long.
 final class Condition: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -13,8 +17,11 @@ final class Condition: @unchecked Sendable {
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
         cond.initialize(to: pthread_cond_t())
-        // Deadlines are wall-clock `Date`s (as NSCondition's are): CLOCK_REALTIME is the default.
-        pthread_cond_init(cond, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(cond, &attributes)
+        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
@@ -29,13 +36,26 @@ final class Condition: @unchecked Sendable {
     func broadcast() { pthread_cond_broadcast(cond) }
     func wait() { pthread_cond_wait(cond, mutex) }
 
-    /// Waits until signalled or until `deadline`; false when the deadline passed.
-    func wait(until deadline: Date) -> Bool {
-        let t = deadline.timeIntervalSince1970
-        guard t.isFinite else { wait(); return true }
-        let seconds = t.rounded(.down)
-        var ts = timespec(tv_sec: Int(seconds), tv_nsec: Int((t - seconds) * 1e9))
+    /// Waits until signalled or until `seconds` have passed on the monotonic clock; false when
+    /// they passed. The caller checks its condition (and the time) again either way.
+    func wait(seconds: Double) -> Bool {
+        guard seconds.isFinite else { wait(); return true }
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let whole = max(0, seconds).rounded(.down)
+        var ts = timespec(tv_sec: now.tv_sec + Int(whole), tv_nsec: now.tv_nsec + Int((max(0, seconds) - whole) * 1e9))
+        if ts.tv_nsec >= 1_000_000_000 {
+            ts.tv_sec += 1
+            ts.tv_nsec -= 1_000_000_000
+        }
         return pthread_cond_timedwait(cond, mutex, &ts) != ETIMEDOUT
+    }
+
+    /// Waits until signalled or until `deadline` on `ContinuousClock`; false when it passed.
+    func wait(until deadline: ContinuousClock.Instant) -> Bool {
+        let left = ContinuousClock.now.duration(to: deadline)
+        if left <= .zero { return false }
+        return wait(seconds: Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18)
     }
 }
 

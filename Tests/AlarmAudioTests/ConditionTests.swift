@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+@testable import AlarmAudio
+
+/// The player's lock and condition variable (`Condition`): timed waits on the monotonic clock.
+/// What a wall-clock jump does to a wait cannot be shown here without setting the machine's
+/// clock; these check that the monotonic waits keep their length and wake on a broadcast.
+@Suite("Condition: timed waits")
+struct ConditionTests {
+    @Test("a wait of 0.2 s times out after 0.2 s (not before) and says so")
+    func timesOut() {
+        let c = Condition()
+        c.lock()
+        let start = ContinuousClock.now
+        let woken = c.wait(seconds: 0.2)
+        let took = ContinuousClock.now - start
+        c.unlock()
+        #expect(!woken)
+        #expect(took >= .milliseconds(200))
+    }
+
+    @Test("a broadcast ends a long wait")
+    func broadcastWakes() {
+        final class Flag: @unchecked Sendable { var set = false }
+        let c = Condition()
+        let flag = Flag()
+        c.lock()
+        startThread(named: "test") {
+            usleep(50_000)
+            c.lock()
+            flag.set = true
+            c.broadcast()
+            c.unlock()
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !flag.set && c.wait(until: deadline) {}
+        c.unlock()
+        #expect(flag.set)
+        #expect(ContinuousClock.now < deadline)
+    }
+
+    @Test("a deadline already passed, or a zero or negative wait, returns false at once")
+    func pastDeadline() {
+        let c = Condition()
+        c.lock()
+        let start = ContinuousClock.now
+        #expect(!c.wait(until: start - .seconds(1)))
+        #expect(!c.wait(seconds: 0))
+        #expect(!c.wait(seconds: -5))
+        c.unlock()
+        #expect(ContinuousClock.now - start < .seconds(1))
+    }
+}
