@@ -272,7 +272,7 @@ public final class AlarmPlayer: @unchecked Sendable {
         let setup = locked {
             let stall = max(_stall, 4 * Double(_latency) / 1e6)
             return Setup(latency: _latency, pause: _pause, retry: _retry,
-                         stallLimit: .milliseconds(Int64(stall * 1000)), openLimit: .milliseconds(Int64(max(_open, stall) * 1000)),
+                         stallLimit: .seconds(stall), openLimit: .seconds(max(_open, stall)),
                          maxDuration: maxDuration, loop: loop, startAt: startAt)
         }
         var timeline = Timeline(clip: clip, loudness: loudness, loop: loop,
@@ -338,7 +338,7 @@ public final class AlarmPlayer: @unchecked Sendable {
             }
             // No device would play: wait, then go round the list again, unless told to stop.
             lock.lock()
-            let deadline = ContinuousClock.now + .milliseconds(Int64(setup.retry * 1000))
+            let deadline = ContinuousClock.now + .seconds(setup.retry)
             while !stopRequested && lock.wait(until: deadline) {}
             let stop = stopRequested
             lock.unlock()
@@ -365,7 +365,7 @@ public final class AlarmPlayer: @unchecked Sendable {
                 log("alarm: \(error); the call is left behind and the device skipped until it returns")
                 return end
             }
-            _ = lock.wait(seconds: 0.1)
+            _ = lock.wait(for: .milliseconds(100))
         }
     }
 
@@ -474,7 +474,7 @@ public final class AlarmPlayer: @unchecked Sendable {
             } else if late < -0.003 {
                 // At most 0.5 s at a time on the monotonic clock: a wall clock set meanwhile
                 // moves the instant, which the next pass sees.
-                _ = lock.wait(seconds: min(0.5, -late - 0.002))
+                _ = lock.wait(for: .seconds(min(0.5, -late - 0.002)))
             } else {
                 // The last 2 ms on the CPU: a wake-up from a timed wait comes 0.1-0.3 ms
                 // late (more on a busy machine); a check of the clock in a loop does not.

@@ -61,12 +61,12 @@ public enum PCMProbe {
         }
         lock.lock()
         defer { lock.unlock() }
-        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+        let deadline = ContinuousClock.now + .seconds(timeout)
         while slot.result == nil && lock.wait(until: deadline) {}
         if let r = slot.result { return r }
         slot.abandoned = true
         HungDevices.add(device, "snd_pcm_open")
-        return hung(HungDevices.givenUp(device, "snd_pcm_open", after: .milliseconds(Int64(timeout * 1000))))
+        return hung(HungDevices.givenUp(device, "snd_pcm_open", after: .seconds(timeout)))
     }
 
     private static func hung(_ error: AlsaError) -> PCMProbeResult {

@@ -36,14 +36,15 @@ final class Condition: @unchecked Sendable {
     func broadcast() { pthread_cond_broadcast(cond) }
     func wait() { pthread_cond_wait(cond, mutex) }
 
-    /// Waits until signalled or until `seconds` have passed on the monotonic clock; false when
-    /// they passed. The caller checks its condition (and the time) again either way.
-    func wait(seconds: Double) -> Bool {
-        guard seconds.isFinite else { wait(); return true }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let whole = max(0, seconds).rounded(.down)
-        var ts = timespec(tv_sec: now.tv_sec + Int(whole), tv_nsec: now.tv_nsec + Int((max(0, seconds) - whole) * 1e9))
+    /// Waits until signalled or until `duration` has passed on the monotonic clock; false when it
+    /// passed (at once for none). The caller checks its condition (and the time) again either way.
+    func wait(for duration: Duration) -> Bool {
+        let (seconds, attoseconds) = duration.components
+        guard seconds > 0 || (seconds == 0 && attoseconds > 0) else { return false }
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        ts.tv_sec += Int(seconds)
+        ts.tv_nsec += Int(attoseconds / 1_000_000_000)
         if ts.tv_nsec >= 1_000_000_000 {
             ts.tv_sec += 1
             ts.tv_nsec -= 1_000_000_000
@@ -53,9 +54,7 @@ final class Condition: @unchecked Sendable {
 
     /// Waits until signalled or until `deadline` on `ContinuousClock`; false when it passed.
     func wait(until deadline: ContinuousClock.Instant) -> Bool {
-        let left = ContinuousClock.now.duration(to: deadline)
-        if left <= .zero { return false }
-        return wait(seconds: Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18)
+        wait(for: ContinuousClock.now.duration(to: deadline))
     }
 }
 
