@@ -110,7 +110,7 @@ public final class EventLoop {
         let milliseconds = timeout.map(EventLoop.milliseconds) ?? -1
         let capacity = Int32(events.count)
         let ready = try events.withUnsafeMutableBufferPointer { buffer in
-            try valueOrErrno("epoll_wait") { epoll_wait(epoll, buffer.baseAddress, capacity, milliseconds) }
+            try valueOrErrno("epoll_wait") { epoll_wait(epoll, buffer.baseAddress!, capacity, milliseconds) }
         }
         var called = 0
         for index in 0..<Int(ready) {

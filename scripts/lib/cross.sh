@@ -1,0 +1,222 @@
+# The arm64 cross build's roots, from Debian's packages alone: sourced by scripts/build-deb
+# (--arch arm64), scripts/test-arm64 and scripts/system-test. Needs root and mmdebstrap.
+#
+#   compiler root  sid amd64 with Debian's swiftlang (6.2.3): the compiler that builds aarch64 code.
+#                  trixie's 6.0.3 cannot resolve our dependencies (swift-log 1.16.2 declares
+#                  swift-tools-version 6.2).
+#   target root    trixie amd64 with the arm64 libraries we build against installed as :arm64
+#                  (multiarch), and the arm64 Swift runtime from sid's swiftlang:arm64 and
+#                  libswiftlang:arm64 in usr/lib/{swift,swift_static,clang}. It is the SDK (the
+#                  sysroot) of the cross build, where dpkg-shlibdeps computes trixie's Depends, and
+#                  the library root qemu-aarch64 runs our arm64 programs on.
+#
+# Both are cached under $CROSS_CACHE (default .build-arm64/, git-ignored), each keyed on its
+# package list and on CROSS_RECIPE: raise it when a change here must build the roots again.
+# shellcheck shell=bash
+
+CROSS_CACHE=${CROSS_CACHE:-$repo/.build-arm64}
+# What the compiler root holds: the compiler, and what SwiftPM runs (git, pkg-config) or links with.
+CROSS_COMPILER_PKGS=(swiftlang git pkg-config ca-certificates lld libc6-dev file)
+# What the target root holds for arm64: the -dev packages we link against, the runtime of the
+# tests (alsa-lib's configuration, the pulse PCM for the null-sink tests, zone data) and the tools
+# that package (dpkg-shlibdeps, the aarch64 strip).
+CROSS_TARGET_PKGS=(dpkg-dev binutils-aarch64-linux-gnu file
+    libc6-dev:arm64 libgcc-14-dev:arm64 libstdc++-14-dev:arm64 libasound2-dev:arm64 libsndfile1-dev:arm64
+    libasound2-plugins:arm64 libasound2-data tzdata tzdata-legacy)
+CROSS_TRIPLE=aarch64-unknown-linux-gnu
+
+cross_say() { echo "cross: $*" >&2; }
+cross_die() { echo "cross: $*" >&2; exit 1; }
+
+# cross_sources SUITE: an apt sources file for SUITE made from the host's own (its first stanza:
+# the security stanza has no trixie/sid suite), so no mirror host is written in our files.
+cross_sources() {
+    local suite=$1 host=/etc/apt/sources.list.d/debian.sources f=$CROSS_CACHE/sources-$1
+    [ -f "$host" ] || cross_die "no $host to take the archive from"
+    mkdir -p "$CROSS_CACHE"
+    awk 'BEGIN { RS = ""; ORS = "\n\n" } NR == 1' "$host" |
+        sed -e "s/^Suites:.*/Suites: $suite/" > "$f"
+    echo "$f"
+}
+
+# sid's InRelease may be past its Valid-Until on the mirror reached here.
+cross_aptopts=(--aptopt='Acquire::Check-Valid-Until "false"' --aptopt='Acquire::Check-Date "false"'
+    --aptopt='APT::Install-Recommends "false"')
+
+CROSS_RECIPE=1
+cross_key() { printf '%s\n' "$CROSS_RECIPE" "$@" | sha256sum | cut -c1-12; }
+
+# cross_compiler_root: the path of the sid root with swiftlang, built when missing.
+cross_compiler_root() {
+    local key dir log
+    key=$(cross_key sid "${CROSS_COMPILER_PKGS[@]}")
+    dir=$CROSS_CACHE/compiler-$key
+    if [ ! -f "$dir/.done" ]; then
+        rm -rf "$CROSS_CACHE"/compiler-*
+        mkdir -p "$CROSS_CACHE"
+        log=$CROSS_CACHE/compiler-$key.log
+        cross_say "building the compiler root (sid amd64, Debian's swiftlang) in $dir"
+        # arm64 as a foreign architecture: apt-get download fetches the arm64 Swift runtime here.
+        mmdebstrap --quiet --variant=apt --architectures=amd64,arm64 "${cross_aptopts[@]}" \
+            --include="$(IFS=,; echo "${CROSS_COMPILER_PKGS[*]}")" \
+            --customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb' \
+            sid "$dir" "$(cross_sources sid)" > "$log" 2>&1 ||
+            { tail -20 "$log" >&2; cross_die "mmdebstrap (compiler root) failed: $log"; }
+        # The Swift package copies this machine resolves, as the host's git finds them.
+        {
+            sed -n '/^\[url /,/^\[/p' /etc/gitconfig | sed '$ { /^\[/d }'
+            printf '[safe]\n\tdirectory = *\n'
+        } > "$dir/etc/gitconfig"
+        mkdir -p "$dir/opt/swift-packages" "$dir/src"
+        touch "$dir/.done"
+    fi
+    echo "$dir"
+}
+
+# cross_target_root: the path of the trixie root with the arm64 libraries and Swift runtime.
+cross_target_root() {
+    local key dir log compiler ver
+    key=$(cross_key trixie "${CROSS_TARGET_PKGS[@]}")
+    dir=$CROSS_CACHE/target-$key
+    if [ ! -f "$dir/.done" ]; then
+        rm -rf "$CROSS_CACHE"/target-*
+        mkdir -p "$CROSS_CACHE"
+        log=$CROSS_CACHE/target-$key.log
+        cross_say "building the target root (trixie amd64 + arm64 libraries) in $dir"
+        mmdebstrap --quiet --variant=apt --architectures=amd64,arm64 "${cross_aptopts[@]}" \
+            --include="$(IFS=,; echo "${CROSS_TARGET_PKGS[*]}")" \
+            --customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb' \
+            trixie "$dir" "$(cross_sources trixie)" > "$log" 2>&1 ||
+            { tail -20 "$log" >&2; cross_die "mmdebstrap (target root) failed: $log"; }
+        # The arm64 Swift runtime of the compiler's own version (sid), unpacked, not installed:
+        # swift_static for the release binary, swift (shared) for the test bundle, clang's headers.
+        compiler=$(cross_compiler_root)
+        ver=$(chroot "$compiler" dpkg-query -W -f='${Version}' swiftlang)
+        rm -rf "$compiler/tmp/swift-arm64" && mkdir -p "$compiler/tmp/swift-arm64"
+        # (mmdebstrap leaves no package lists behind: fetch them first.)
+        cross_in "$compiler" / apt-get update -q >> "$log" 2>&1 || { tail -5 "$log" >&2; cross_die "apt-get update in the compiler root failed"; }
+        cross_in "$compiler" /tmp/swift-arm64 apt-get download -q "swiftlang:arm64=$ver" "libswiftlang:arm64=$ver" >> "$log" 2>&1 ||
+            { tail -5 "$log" >&2; cross_die "apt-get download swiftlang:arm64 failed: $log"; }
+        local deb
+        for deb in "$compiler"/tmp/swift-arm64/*.deb; do
+            dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$compiler/tmp/swift-arm64" ./usr/libexec/swift/lib 2> /dev/null || true
+        done
+        local lib=$compiler/tmp/swift-arm64/usr/libexec/swift/lib
+        [ -d "$lib/swift_static" ] && [ -d "$lib/swift" ] || cross_die "swiftlang:arm64 $ver has no usr/libexec/swift/lib/{swift,swift_static}"
+        # Swift 6.2's driver takes swiftrt.o from the SDK, not from -resource-dir: into the sysroot.
+        rm -rf "$dir/usr/lib/swift" "$dir/usr/lib/swift_static" "$dir/usr/lib/clang"
+        cp -a "$lib/swift" "$lib/swift_static" "$dir/usr/lib/"
+        [ -d "$lib/clang" ] && cp -a "$lib/clang" "$dir/usr/lib/"
+        rm -rf "$compiler/tmp/swift-arm64"
+        echo "$ver" > "$dir/.swift-version"
+        # qemu-aarch64 looks every absolute path up in this root first: alsa-lib's configuration
+        # is the root's own (arm64 plugins), without the conf.d hooks that route 'default' to a
+        # sound server; /dev is the host's.
+        rm -rf "$dir/etc/alsa/conf.d" "$dir/usr/share/alsa/alsa.conf.d" "$dir/dev"
+        mkdir -p "$dir/etc/alsa/conf.d" "$dir/usr/share/alsa/alsa.conf.d"
+        touch "$dir/.done"
+    fi
+    echo "$dir"
+}
+
+# cross_in ROOT DIR CMD...: runs CMD in ROOT (chroot, cwd DIR) with /proc, /dev, the Swift package
+# copies and the checkout (at /src) mounted, in a mount namespace of its own that goes with it.
+cross_in() {
+    local root=$1 cwd=$2
+    shift 2
+    mkdir -p "$root/src" "$root/opt/swift-packages" "$root/proc" "$root/dev" "$root/tmp"
+    [ -z "${CROSS_SDK:-}" ] || mkdir -p "$root/sdk"
+    unshare --mount --fork -- bash -euc '
+        root=$1 cwd=$2 repo=$3; shift 3
+        mount --make-rprivate /
+        mount -t proc proc "$root/proc"
+        mount --rbind /dev "$root/dev"
+        mount --bind "$repo" "$root/src"
+        mount --bind -o ro /opt/swift-packages "$root/opt/swift-packages" 2> /dev/null || true
+        [ -d "$root/sdk" ] && [ -n "${CROSS_SDK:-}" ] && mount --bind "$CROSS_SDK" "$root/sdk"
+        exec chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
+            ${CROSS_ENV:-} bash -c "cd \"\$0\" && exec \"\$@\"" "$cwd" "$@"
+    ' cross "$root" "$cwd" "$repo" "$@"
+}
+
+# cross_swift_build SCRATCH RESOURCES [swift build args...]: swift build for aarch64 in the
+# compiler root against the target root (mounted at /sdk), its products under
+# $CROSS_CACHE/SCRATCH/aarch64-unknown-linux-gnu/. RESOURCES: swift_static (a release binary with
+# the Swift runtime linked in) or swift (shared: the test bundle, Swift Testing is only there).
+cross_swift_build() {
+    local scratch=$1 resources=$2 compiler sdk
+    shift 2
+    compiler=$(cross_compiler_root)
+    sdk=$(cross_target_root)
+    local rel=${CROSS_CACHE#"$repo"/}
+    [ "$rel" != "$CROSS_CACHE" ] || cross_die "CROSS_CACHE ($CROSS_CACHE) must be inside the checkout ($repo)"
+    CROSS_SDK=$sdk \
+        CROSS_ENV="PKG_CONFIG_SYSROOT_DIR=/sdk PKG_CONFIG_LIBDIR=/sdk/usr/lib/aarch64-linux-gnu/pkgconfig:/sdk/usr/share/pkgconfig" \
+        cross_in "$compiler" /src swift build --scratch-path "/src/$rel/$scratch" \
+        --triple "$CROSS_TRIPLE" --sdk /sdk -Xswiftc -sdk -Xswiftc /sdk \
+        -Xswiftc -resource-dir -Xswiftc "/sdk/usr/lib/$resources" -Xswiftc -use-ld=lld "$@"
+}
+
+# cross_release_build: builds the stripped release multi-call binary, prints its directory.
+cross_release_build() {
+    cross_swift_build release swift_static -c release --static-swift-stdlib --product alarm-multicall \
+        -Xlinker --strip-all >&2
+    echo "$CROSS_CACHE/release/$CROSS_TRIPLE/release"
+}
+
+# cross_run PROGRAM ARGS...: runs an aarch64 program of ours under user-mode qemu on the target root.
+cross_run() {
+    local sdk
+    sdk=$(cross_target_root)
+    qemu-aarch64-static -L "$sdk" "$@"
+}
+
+# cross_shlibdeps FILE: the Depends that dpkg-shlibdeps computes for an aarch64 binary against the
+# target root's trixie arm64 libraries (run inside that root). Its warnings are shown only when it
+# finds nothing (the root's usr-merge diversions make it chatty).
+cross_shlibdeps() {
+    local sdk work deps
+    sdk=$(cross_target_root)
+    mkdir -p "$sdk/tmp"
+    work=$(mktemp -d "$sdk/tmp/shlibs.XXXXXX")
+    mkdir -p "$work/debian"
+    printf 'Source: alarm\n\nPackage: alarm\nArchitecture: any\n' > "$work/debian/control"
+    cp "$1" "$work/binary"
+    deps=$(cross_in "$sdk" "/tmp/${work##*/}" dpkg-shlibdeps -O binary 2> "$work/stderr" | sed -n 's/^shlibs:Depends=//p') || true
+    [ -n "$deps" ] || cat "$work/stderr" >&2
+    rm -rf "$work"
+    echo "$deps"
+}
+
+# cross_with_binfmt CMD...: runs CMD as root in a user namespace of its own, where a binfmt_misc
+# instance runs aarch64 programs through qemu-aarch64-static (registered with the F flag: it works
+# inside chroots too). The host's binfmt_misc is left alone (these machines have none mounted).
+# The uid and gid maps are the identity, written from outside, so files keep their owners.
+cross_with_binfmt() {
+    local inner gate pid self status=0
+    inner=$(mktemp)
+    gate=$(mktemp -u)
+    mkfifo "$gate"
+    cat > "$inner" <<'INNER'
+set -euo pipefail
+gate=$1; shift
+read -r _ < "$gate"
+mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+printf '%s' ':qemu-aarch64:M::\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00:\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:/usr/bin/qemu-aarch64-static:F' \
+    > /proc/sys/fs/binfmt_misc/register
+exec "$@"
+INNER
+    unshare --user --mount --fork -- bash "$inner" "$gate" "$@" &
+    pid=$!
+    self=$(readlink /proc/self/ns/user)
+    for _ in $(seq 1000); do
+        [ "$(readlink "/proc/$pid/ns/user" 2> /dev/null)" != "$self" ] && break
+        sleep 0.01
+    done
+    echo "0 0 4294967295" > "/proc/$pid/uid_map"
+    echo "0 0 4294967295" > "/proc/$pid/gid_map"
+    echo go > "$gate"
+    wait "$pid" || status=$?
+    rm -f "$inner" "$gate"
+    return "$status"
+}
