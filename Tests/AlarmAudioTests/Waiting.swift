@@ -1,9 +1,9 @@
 import AlarmTestSupport
 import Foundation
 
-/// Polls `condition` every 5 ms for up to `seconds`; whether it came true.
+/// Polls `condition` every 5 ms for up to `seconds` (scaled by `Slowdown`); whether it came true.
 func eventually(_ seconds: Double, until condition: () -> Bool) -> Bool {
-    let end = Date().addingTimeInterval(seconds)
+    let end = Date().addingTimeInterval(Slowdown.scaled(seconds))
     while Date() < end {
         if condition() { return true }
         Thread.sleep(forTimeInterval: 0.005)

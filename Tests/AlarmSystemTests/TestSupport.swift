@@ -21,9 +21,13 @@ struct TempDir {
 
     init() {
         var template = Array("/tmp/alarmsystem-test-XXXXXX".utf8CString)
-        let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(p != nil, "mkdtemp failed: \(errno)")
-        path = String(cString: p!)
+        // The name is read inside the closure: the pointer mkdtemp returns is the buffer's, which
+        // is valid only there (read after it, the optimised aarch64 build trapped).
+        let made: String? = template.withUnsafeMutableBufferPointer { buffer in
+            mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
+        }
+        precondition(made != nil, "mkdtemp failed: \(errno)")
+        path = made!
     }
 
     func sub(_ name: String) -> String { path + "/" + name }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Runs a program to completion for the tests that run the built binaries or other tools:
 /// stdout and stderr go to files, not pipes (a chatty child can never block on a full pipe),
-/// stdin is /dev/null, and a child still running at `timeout` is terminated.
+/// stdin is /dev/null, and a child still running at `timeout` (scaled by `Slowdown`) is terminated.
 public enum ProcessRun {
     public struct Output {
         public var status: Int32
@@ -30,7 +30,7 @@ public enum ProcessRun {
         p.standardError = try FileHandle(forWritingTo: errURL)
         p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
         try p.run()
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(Slowdown.scaled(timeout))
         while p.isRunning && Date() < deadline { usleep(10_000) }
         if p.isRunning { p.terminate() }
         p.waitUntilExit()

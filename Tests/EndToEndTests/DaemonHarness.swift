@@ -52,20 +52,20 @@ final class DaemonHarness: @unchecked Sendable {
         try log.close()
         // Append to one log across restarts.
         daemon = try Spawned("/bin/sh", ["-c", "exec \"$0\" >> \"$1\" 2>&1", Binaries.directory.path + "/alarmd", logPath], environment: environment)
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(Slowdown.scaled(20))
         while Date() < deadline {
             if let d = daemon, !d.isRunning { throw PulseNullSink.Failed(description: "alarmd exited: \(self.log)") }
             if (try? cli("status")).map({ $0.status == 0 }) == true { return }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        throw PulseNullSink.Failed(description: "alarmd did not start listening in 20 s: \(self.log)")
+        throw PulseNullSink.Failed(description: "alarmd did not start listening in \(Slowdown.scaled(20)) s: \(self.log)")
     }
 
     /// SIGTERM, as systemd stops it; waits for a clean exit.
     func stop() -> Int32? {
         guard let d = daemon else { return nil }
         kill(d.pid, SIGTERM)
-        let code = d.wait(timeout: 10)
+        let code = d.wait(timeout: Slowdown.scaled(10))
         daemon = nil
         return code
     }
@@ -74,7 +74,7 @@ final class DaemonHarness: @unchecked Sendable {
     func crash() {
         guard let d = daemon else { return }
         kill(d.pid, SIGKILL)
-        _ = d.wait(timeout: 5)
+        _ = d.wait(timeout: Slowdown.scaled(5))
         daemon = nil
     }
 
@@ -98,10 +98,10 @@ final class DaemonHarness: @unchecked Sendable {
         return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }
 
-    /// Polls `condition` every 20 ms for up to `timeout` s.
+    /// Polls `condition` every 20 ms for up to `timeout` s (scaled by `Slowdown`).
     @discardableResult
     func wait(_ timeout: Double = 10, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(Slowdown.scaled(timeout))
         while Date() < deadline {
             if condition() { return true }
             Thread.sleep(forTimeInterval: 0.02)
