@@ -18,11 +18,12 @@ CROSS_CACHE=${CROSS_CACHE:-$repo/.build-arm64}
 # What the compiler root holds: the compiler, and what SwiftPM runs (git, pkg-config) or links with.
 CROSS_COMPILER_PKGS=(swiftlang git pkg-config ca-certificates lld libc6-dev file)
 # What the target root holds for arm64: the -dev packages we link against, the runtime of the
-# tests (alsa-lib's configuration, the pulse PCM for the null-sink tests, zone data) and the tools
-# that package (dpkg-shlibdeps, the aarch64 strip).
-CROSS_TARGET_PKGS=(dpkg-dev binutils-aarch64-linux-gnu file
+# tests (alsa-lib's configuration, the pulse PCM for the null-sink tests) and what packages
+# (dpkg-shlibdeps). No zone data: under qemu the arm64 programs then read the host's, the same
+# files the native tests and the host's zic and Python read.
+CROSS_TARGET_PKGS=(dpkg-dev file
     libc6-dev:arm64 libgcc-14-dev:arm64 libstdc++-14-dev:arm64 libasound2-dev:arm64 libsndfile1-dev:arm64
-    libasound2-plugins:arm64 libasound2-data tzdata tzdata-legacy)
+    libasound2-plugins:arm64 libasound2-data)
 CROSS_TRIPLE=aarch64-unknown-linux-gnu
 
 cross_say() { echo "cross: $*" >&2; }
@@ -108,12 +109,16 @@ cross_target_root() {
         cp -a "$lib/swift" "$lib/swift_static" "$dir/usr/lib/"
         [ -d "$lib/clang" ] && cp -a "$lib/clang" "$dir/usr/lib/"
         rm -rf "$compiler/tmp/swift-arm64"
+        # Debian's swiftlang 6.2.3 ships Swift Testing's Foundation overlay as a module without its
+        # library (no lib_Testing_Foundation.so): a test file importing Testing and Foundation
+        # would link against it. Without the cross-import declaration the overlay is not imported
+        # (our tests use none of it).
+        rm -rf "$dir/usr/lib/swift/linux/Testing.swiftcrossimport"
         echo "$ver" > "$dir/.swift-version"
         # qemu-aarch64 looks every absolute path up in this root first: alsa-lib's configuration
-        # is the root's own (arm64 plugins), without the conf.d hooks that route 'default' to a
-        # sound server; /dev is the host's.
-        rm -rf "$dir/etc/alsa/conf.d" "$dir/usr/share/alsa/alsa.conf.d" "$dir/dev"
-        mkdir -p "$dir/etc/alsa/conf.d" "$dir/usr/share/alsa/alsa.conf.d"
+        # is the root's own (trixie's alsa-lib and plugins: 'pulse' is defined, and no sound
+        # server's hook routes 'default' to it); /dev is the host's.
+        rm -rf "$dir/dev" "$dir/usr/share/zoneinfo"
         touch "$dir/.done"
     fi
     echo "$dir"
