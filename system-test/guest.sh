@@ -16,6 +16,10 @@ exec >> "$O/driver.log" 2>&1
 echo "=== boot $(date -u +%FT%T.%NZ): driver starts"
 systemctl is-system-running --wait > /dev/null
 echo "=== system running ($(systemctl is-system-running)) at $(date -u +%FT%T.%NZ)"
+# Seconds from the kernel's start to here, one line per boot (scripts/system-test prints them).
+cut -d' ' -f1 /proc/uptime >> "$O/boot-seconds"
+# x86_64 or aarch64: analyse.py's per-architecture tolerances.
+uname -m > "$O/arch"
 # The kernel's tick rate: snd-aloop moves its streams on jiffies, so a recorded sound's position is
 # that of the tick before the write that started it (analyse.py allows for one tick).
 sed -n 's/^CONFIG_HZ=\([0-9]*\)$/\1/p' "/boot/config-$(uname -r)" > "$O/kernel-hz" 2> /dev/null
@@ -137,6 +141,15 @@ sc_install() {
         awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }' || fail "systemd-analyze security alarmd rates $score, above 2.0"
     fi
     note "installed size: $(du -sh /usr/bin/alarm | cut -f1) /usr/bin/alarm; $(readlink /usr/bin/alarmd) <- /usr/bin/alarmd"
+    # alarmd's memory once idle (no alarm, no ring): resident, anonymous, and its own dirty pages.
+    sleep 3
+    local pid
+    pid=$(main_pid)
+    if [ -r "/proc/$pid/status" ]; then
+        echo "VmRSS $(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status") kB, RssAnon $(awk '/^RssAnon:/ { print $2 }' "/proc/$pid/status") kB," \
+            "Private_Dirty $(awk '/^Private_Dirty:/ { print $2 }' "/proc/$pid/smaps_rollup") kB (smaps_rollup)" > "$D/memory"
+        note "alarmd idle memory: $(cat "$D/memory")"
+    fi
     # The person who may use the alarm clock joins its group (as the README tells them to).
     usermod -aG alarm member
 }
@@ -570,6 +583,11 @@ CONF
 # muted like a real card's.
 DUMMY_CONF=/tmp/dummy-switch.conf
 dummy_card() {
+    # Debian 13's arm64 kernel is built without it (CONFIG_SND_DUMMY is not set); amd64's has it.
+    if ! modinfo snd-dummy > /dev/null 2>&1; then
+        notpossible "this kernel ($(uname -r)) has no snd-dummy module (CONFIG_SND_DUMMY is not set): no card with mixer controls to test on"
+        return 1
+    fi
     if [ ! -e /proc/asound/Dummy ]; then
         modprobe snd-dummy || { fail "modprobe snd-dummy failed"; return 1; }
         udevadm settle
