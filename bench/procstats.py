@@ -107,17 +107,21 @@ def settle(pid, quiet=0.2, timeout=30.0, step=0.02):
 
 
 def memory(pid):
-    """Resident (VmRSS) and private (Private_Clean + Private_Dirty) bytes, and PSS."""
+    """Resident (VmRSS), anonymous (RssAnon: the process's own memory; the static binary's clean
+    file pages are shared page cache, not its cost), private (Private_Clean + Private_Dirty) and
+    Private_Dirty bytes, and PSS."""
     s = _status_fields(f"/proc/{pid}/status")
     rss = int(s["VmRSS"].split()[0]) * 1024
-    private = pss = None
+    anon = int(s["RssAnon"].split()[0]) * 1024 if "RssAnon" in s else None
+    private = dirty = pss = None
     try:
         r = _status_fields(f"/proc/{pid}/smaps_rollup")
-        private = (int(r["Private_Clean"].split()[0]) + int(r["Private_Dirty"].split()[0])) * 1024
+        dirty = int(r["Private_Dirty"].split()[0]) * 1024
+        private = int(r["Private_Clean"].split()[0]) * 1024 + dirty
         pss = int(r["Pss"].split()[0]) * 1024
     except (FileNotFoundError, KeyError, PermissionError):
         pass
-    return {"rss": rss, "private": private, "pss": pss, "threads": int(s["Threads"])}
+    return {"rss": rss, "anon": anon, "private": private, "private_dirty": dirty, "pss": pss, "threads": int(s["Threads"])}
 
 
 def count_lines(path, needle):

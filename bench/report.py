@@ -164,8 +164,8 @@ def side_by_side(r, w):
             ir["wakeups_per_min"], ir["wakeups"], ir["seconds"], ", ".join(ir.get("by_thread", [])) + clock_note(ir), ir["cpu_ms_per_min"]))
     im = r.get("idle_memory")
     if im:
-        w("| memory idle: resident / private / PSS | %s / %s / %s | /proc/PID/status VmRSS, smaps_rollup Private_Clean+Private_Dirty, Pss |" % (
-            mib(im["rss"]), mib(im["private"]), mib(im["pss"])))
+        w("| memory idle: resident / anonymous / private dirty / private / PSS | %s / %s / %s / %s / %s | /proc/PID/status VmRSS, RssAnon; smaps_rollup Private_Dirty, Private_Clean+Private_Dirty, Pss (the binary's clean pages are shared page cache: anonymous is the daemon's own cost) |" % (
+            mib(im["rss"]), mib(im.get("anon")), mib(im.get("private_dirty")), mib(im["private"]), mib(im["pss"])))
     if pu and pu.get("ringing_memory"):
         rm = pu["ringing_memory"]
         w("| memory while ringing (pulse, 1 s in): resident / private / PSS | %s / %s / %s, %d threads | |" % (
