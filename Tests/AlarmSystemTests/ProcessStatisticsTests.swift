@@ -60,6 +60,10 @@ struct ProcessStatisticsTests {
         p.standardInput = input
         try p.run()
         defer { p.terminate(); p.waitUntilExit() }
+        // The child may not have exec'd sh yet when run() returns (under qemu-user, spawning is a
+        // fork and then an exec): wait until it has.
+        let comm = "/proc/\(p.processIdentifier)/comm", deadline = Date().addingTimeInterval(30)
+        while (try? String(contentsOfFile: comm, encoding: .utf8)) != "sh\n" && Date() < deadline { usleep(5_000) }
         let first = try ContextSwitches.sample(process: p.processIdentifier)
         #expect(first.threads.count == 1)
         #expect(first.threads.first?.name == "sh")
