@@ -88,7 +88,7 @@ let package = Package(
 
         .testTarget(name: "AlarmCoreTests", dependencies: ["AlarmCore"]),
         .testTarget(name: "AlarmAudioTests", dependencies: ["AlarmAudio", "AlarmTestSupport"]),
-        .testTarget(name: "AlarmSystemTests", dependencies: ["AlarmSystem"]),
+        .testTarget(name: "AlarmSystemTests", dependencies: ["AlarmSystem", "AlarmTestSupport"]),
         .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmHooks"]),
         .testTarget(name: "WebAuthTests", dependencies: ["AlarmWebAuth"]),
         .testTarget(name: "WebUnitTests", dependencies: ["AlarmWeb"]),

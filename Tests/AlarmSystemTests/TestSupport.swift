@@ -61,19 +61,6 @@ final class RealtimeClockGuard: @unchecked Sendable {
     }
 }
 
-/// True when this process holds CAP_SYS_TIME (bit 25 of CapEff), which clock_settime needs.
-func hasCapSysTime() -> Bool {
-    // A capability counts for the clock only in the initial user namespace (the kernel's
-    // PROC_USER_INIT_INO): root in a namespace of its own, as scripts/test-arm64 runs, may not.
-    var ns = stat()
-    guard stat("/proc/self/ns/user", &ns) == 0, ns.st_ino == 4_026_531_837 else { return false }
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
-          let caps = UInt64(line.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16)
-    else { return false }
-    return caps & (1 << 25) != 0
-}
-
 /// Sets CLOCK_REALTIME to its own current value: a discontinuous set by zero seconds, which is
 /// enough for the kernel to cancel TFD_TIMER_CANCEL_ON_SET timers while leaving the time as it is.
 func setRealtimeClockToNow() -> Int32 {

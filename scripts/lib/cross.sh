@@ -47,22 +47,29 @@ cross_aptopts=(--aptopt='Acquire::Check-Valid-Until "false"' --aptopt='Acquire::
 CROSS_RECIPE=1
 cross_key() { printf '%s\n' "$CROSS_RECIPE" "$@" | sha256sum | cut -c1-12; }
 
+# cross_mmdebstrap SUITE DIR PACKAGES...: an amd64 root with arm64 as a foreign architecture
+# (log: DIR.log), with nothing left in apt's package cache.
+cross_mmdebstrap() {
+    local suite=$1 dir=$2 log=$2.log
+    shift 2
+    mkdir -p "$CROSS_CACHE"
+    mmdebstrap --quiet --variant=apt --architectures=amd64,arm64 "${cross_aptopts[@]}" \
+        --include="$(IFS=,; echo "$*")" \
+        --customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb' \
+        "$suite" "$dir" "$(cross_sources "$suite")" > "$log" 2>&1 ||
+        { tail -20 "$log" >&2; cross_die "mmdebstrap ($suite) failed: $log"; }
+}
+
 # cross_compiler_root: the path of the sid root with swiftlang, built when missing.
 cross_compiler_root() {
-    local key dir log
+    local key dir
     key=$(cross_key sid "${CROSS_COMPILER_PKGS[@]}")
     dir=$CROSS_CACHE/compiler-$key
     if [ ! -f "$dir/.done" ]; then
         rm -rf "$CROSS_CACHE"/compiler-*
-        mkdir -p "$CROSS_CACHE"
-        log=$CROSS_CACHE/compiler-$key.log
         cross_say "building the compiler root (sid amd64, Debian's swiftlang) in $dir"
-        # arm64 as a foreign architecture: apt-get download fetches the arm64 Swift runtime here.
-        mmdebstrap --quiet --variant=apt --architectures=amd64,arm64 "${cross_aptopts[@]}" \
-            --include="$(IFS=,; echo "${CROSS_COMPILER_PKGS[*]}")" \
-            --customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb' \
-            sid "$dir" "$(cross_sources sid)" > "$log" 2>&1 ||
-            { tail -20 "$log" >&2; cross_die "mmdebstrap (compiler root) failed: $log"; }
+        # (arm64 as a foreign architecture: apt-get download fetches the arm64 Swift runtime here.)
+        cross_mmdebstrap sid "$dir" "${CROSS_COMPILER_PKGS[@]}"
         # The Swift package copies this machine resolves, as the host's git finds them.
         {
             sed -n '/^\[url /,/^\[/p' /etc/gitconfig | sed '$ { /^\[/d }'
@@ -81,14 +88,9 @@ cross_target_root() {
     dir=$CROSS_CACHE/target-$key
     if [ ! -f "$dir/.done" ]; then
         rm -rf "$CROSS_CACHE"/target-*
-        mkdir -p "$CROSS_CACHE"
-        log=$CROSS_CACHE/target-$key.log
+        log=$dir.log
         cross_say "building the target root (trixie amd64 + arm64 libraries) in $dir"
-        mmdebstrap --quiet --variant=apt --architectures=amd64,arm64 "${cross_aptopts[@]}" \
-            --include="$(IFS=,; echo "${CROSS_TARGET_PKGS[*]}")" \
-            --customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb' \
-            trixie "$dir" "$(cross_sources trixie)" > "$log" 2>&1 ||
-            { tail -20 "$log" >&2; cross_die "mmdebstrap (target root) failed: $log"; }
+        cross_mmdebstrap trixie "$dir" "${CROSS_TARGET_PKGS[@]}"
         # The arm64 Swift runtime of the compiler's own version (sid), unpacked, not installed:
         # swift_static for the release binary, swift (shared) for the test bundle, clang's headers.
         compiler=$(cross_compiler_root)
