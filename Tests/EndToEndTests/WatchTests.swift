@@ -106,8 +106,11 @@ struct WatchTests {
         // alarmd saves its state and history (fsync) for each ring: it may still be at it.
         #expect(h.wait(120) { h.lastSeq >= 2 * pairs }, "alarmd did not get through the burst: \(h.lastSeq)")
         #expect(before < 2 * pairs - 20, "the watch started after the burst; the test proves nothing (\(before))")
+        let afterBurst = h.lastSeq
         #expect(try h.cli("ring").status == 0)
         #expect(try h.cli("stop").status == 0)
+        // The CLI's confirmation can come a moment before alarmd appends the event: wait for both.
+        #expect(h.wait(20) { h.lastSeq >= afterBurst + 2 }, "the ring and stop after the burst are not in the log: \(h.lastSeq)")
         let last = h.lastSeq
         #expect(h.wait(20) { (watch.objects.last?["seq"] as? Int) == last }, "alarm watch did not get to seq \(last): \(watch.lines.suffix(3))")
         let seqs = watch.objects.compactMap { $0["seq"] as? Int }
