@@ -1,5 +1,10 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
+
+// ALARM_WEB=0 leaves alarm-web out of the package graph: no Hummingbird or SwiftNIO to resolve or
+// compile (scripts/install --no-web on a Pi; the arm64 test build; the previous commit's package
+// in the system test's upgrade scenario).
+let withWeb = Context.environment["ALARM_WEB"] != "0"
 
 let package = Package(
     name: "alarm",
@@ -8,9 +13,9 @@ let package = Package(
         .executable(name: "alarm", targets: ["alarm"]),
         .executable(name: "alarmd", targets: ["alarmd"]),
         .executable(name: "alarm-hooks", targets: ["alarm-hooks"]),
-        .executable(name: "alarm-web", targets: ["alarm-web"]),
-        // What the package ships: alarm, alarmd, alarm-hooks and alarm-web in one binary, chosen by
-        // the name it is run as.
+        // What the package `alarm` ships: alarm, alarmd and alarm-hooks in one binary, chosen by the
+        // name it is run as. alarm-web (Hummingbird, SwiftNIO) is a binary of its own, shipped in
+        // the package `alarm-web`, so that the core package carries no HTTP server.
         .executable(name: "alarm-multicall", targets: ["AlarmMultiCall"]),
         .executable(name: "alarm-bench", targets: ["AlarmBench"]),
     ],
@@ -69,21 +74,12 @@ let package = Package(
 
         // alarm-web's sign-in rules (token, sessions, CSRF, rate limit): pure, no HTTP server.
         .target(name: "AlarmWebAuth", dependencies: ["AlarmCore", "AlarmSystem"]),
-        // alarm-web (issue #14): the JSON API and the page, through the CLI's code, on a small
-        // HTTP/1.1 server of its own (Hummingbird cost 11 MB of the binary: see README).
-        .target(
-            name: "AlarmWeb",
-            dependencies: [
-                "AlarmCLI", "AlarmCore", "AlarmDaemon", "AlarmOptions", "AlarmSystem", "AlarmWebAuth",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
 
         // Executables: wiring only.
         .executableTarget(name: "alarm", dependencies: ["AlarmCLI"]),
         .executableTarget(name: "alarmd", dependencies: ["AlarmdCommand"]),
         .executableTarget(name: "alarm-hooks", dependencies: ["AlarmHooks"]),
-        .executableTarget(name: "alarm-web", dependencies: ["AlarmWeb"]),
-        .executableTarget(name: "AlarmMultiCall", dependencies: ["AlarmCLI", "AlarmdCommand", "AlarmHooks", "AlarmWeb"]),
+        .executableTarget(name: "AlarmMultiCall", dependencies: ["AlarmCLI", "AlarmdCommand", "AlarmHooks"]),
         .executableTarget(name: "AlarmBench", dependencies: ["AlarmCore", "AlarmAudio", "AlarmDaemon"]),
 
         .testTarget(name: "AlarmCoreTests", dependencies: ["AlarmCore"]),
@@ -91,9 +87,6 @@ let package = Package(
         .testTarget(name: "AlarmSystemTests", dependencies: ["AlarmSystem", "AlarmTestSupport"]),
         .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmHooks"]),
         .testTarget(name: "WebAuthTests", dependencies: ["AlarmWebAuth"]),
-        .testTarget(name: "WebUnitTests", dependencies: ["AlarmWeb"]),
-        // alarm-web over real HTTP (and the page in headless Chromium) against the built binaries.
-        .testTarget(name: "WebTests", dependencies: ["alarm", "alarmd", "alarm-web", "AlarmTestSupport"], exclude: ["Browser"]),
         // Real-audio harness shared by the test targets: a PulseAudio null sink and its recorder.
         .target(name: "AlarmTestSupport", path: "Tests/AlarmTestSupport"),
         // Runs the built binaries as processes.
@@ -102,3 +95,48 @@ let package = Package(
         .testTarget(name: "ReliabilityTests", dependencies: ["AlarmCore", "AlarmAudio", "AlarmSystem", "AlarmDaemon", "AlarmTestSupport", "alarm", "alarmd"]),
     ]
 )
+
+// alarm-web: a binary of its own (the package `alarm-web`), its Hummingbird and SwiftNIO, its tests.
+if withWeb {
+    package.products.append(.executable(name: "alarm-web", targets: ["alarm-web"]))
+    package.dependencies += [
+        // Without its default traits: FullFoundation would link all of Foundation (ICU's 40 MB)
+        // for URL-encoded forms, which alarm-web does not take.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0", traits: []),
+        // Hummingbird's own foundations, named because alarm-web's connection guard is a
+        // SwiftNIO channel handler over HTTP types.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+    ]
+    package.targets += [
+        // alarm-web: the JSON API and the page, through the CLI's code, served by Hummingbird on
+        // SwiftNIO's event loops. The page, its script and style and the OpenAPI document are
+        // files in Resources/, embedded at build time.
+        .target(
+            name: "AlarmWeb",
+            dependencies: [
+                "AlarmCLI", "AlarmCore", "AlarmDaemon", "AlarmOptions", "AlarmSystem", "AlarmWebAuth",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [
+                .embedInCode("Resources/index.html"), .embedInCode("Resources/app.js"),
+                .embedInCode("Resources/app.css"), .embedInCode("Resources/openapi.json"),
+            ]),
+        .executableTarget(
+            name: "alarm-web", dependencies: ["AlarmWeb", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // alarm-web's responder in process, through HummingbirdTesting's router framework.
+        .testTarget(
+            name: "WebRouterTests",
+            dependencies: ["AlarmWeb", .product(name: "HummingbirdTesting", package: "hummingbird")]),
+        // alarm-web over real HTTP (and the page in headless Chromium) against the built binaries.
+        .testTarget(name: "WebTests", dependencies: ["alarm", "alarmd", "alarm-web", "AlarmTestSupport"], exclude: ["Browser"]),
+    ]
+}

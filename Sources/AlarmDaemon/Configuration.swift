@@ -61,6 +61,10 @@ public struct Configuration: Equatable, Sendable {
     public var webListen = "127.0.0.1:8475"
     /// alarm-web's access token (config `web_token_file`).
     public var webTokenPath = "/etc/alarm/web-token"
+    /// Names alarm-web answers to besides its addresses, `localhost` and the host name (config
+    /// `web_hosts`, separated by commas or blanks: `alarm.example.net, clock.lan`). A request
+    /// that calls it by any other name is refused (DNS rebinding).
+    public var webHosts: [String] = []
 
     public static let defaultConfigPath = "/etc/alarm/alarm.conf"
 
@@ -147,7 +151,7 @@ public struct Configuration: Equatable, Sendable {
     /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, volume_from,
     /// fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir,
     /// fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir,
-    /// hook_timeout, holidays, web_listen, web_token_file.
+    /// hook_timeout, holidays, web_listen, web_token_file, web_hosts.
     mutating func apply(file path: String) throws {
         // Plain open and read: /dev/null (no config) works too.
         guard let bytes = try? AtomicFile.read(path) else {
@@ -211,8 +215,13 @@ public struct Configuration: Equatable, Sendable {
                 }
             case "web_listen": webListen = value
             case "web_token_file": webTokenPath = value
+            case "web_hosts":
+                webHosts = value.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
+                for h in webHosts where h.contains(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":")) }) {
+                    throw fail("web_hosts: '\(h)' is not a host name or address")
+                }
             default:
-                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, volume_from, fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays, web_listen, web_token_file)")
+                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, volume_from, fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays, web_listen, web_token_file, web_hosts)")
             }
         }
     }

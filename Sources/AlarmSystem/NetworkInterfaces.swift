@@ -47,4 +47,14 @@ public enum NetworkInterfaces {
         }
         return out
     }
+
+    /// The machine's host name (`raspberrypi`), nil when it has none.
+    ///
+    /// The corresponding C function is `gethostname`.
+    public static func hostName() -> String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? nil : name
+    }
 }

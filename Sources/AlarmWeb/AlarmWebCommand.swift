@@ -1,14 +1,18 @@
 import AlarmCLI
+import AlarmCore
 import AlarmDaemon
 import AlarmOptions
 import AlarmSystem
 import AlarmWebAuth
 import ArgumentParser
+import FoundationEssentials
+import Hummingbird
+import NIOPosix
 
-/// `alarm-web`: the phone's page and the JSON API (issue #14). Wiring only: settings → token,
-/// gate, actions → server. The multi-call binary runs it when called as `alarm-web`;
+/// `alarm-web`: the phone's page and the JSON API. Wiring only: settings → token, gate, host
+/// policy, actions → Hummingbird. A binary of its own, in the package `alarm-web`;
 /// `alarm-web.service` starts it (off by default).
-public struct AlarmWebCommand: ParsableCommand {
+public struct AlarmWebCommand: AsyncParsableCommand {
     public init() {}
 
     public static let configuration = CommandConfiguration(
@@ -26,7 +30,10 @@ public struct AlarmWebCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Where to listen, HOST:PORT (config web_listen; default 127.0.0.1:8475; port 0: any free one).", valueName: "address"))
     var listen: String?
 
-    public func run() throws {
+    public func run() async throws { try await serve() }
+
+    /// Serves until the process is ended (SIGTERM, SIGINT: exit 0 at once).
+    public func serve() async throws {
         let config = try settings.configuration()
         let listenText = listen ?? config.webListen
         let address: ListenAddress
@@ -36,17 +43,48 @@ public struct AlarmWebCommand: ParsableCommand {
             // Keep running: the token may be made later (it is read again when it changes).
             WebLog.error("\(problem); every request is refused until then")
         }
-        let api = WebAPI(actions: AlarmActions(config: config), gate: SharedGate(token: token))
-        let server = WebServer(api: api, listen: address)
+        let refusals = SharedRefusalLog { WebLog.notice($0) }
+        let hosts = HostNames(listen: address, configured: config.webHosts)
+        let api = WebAPI(actions: AlarmActions(config: config), gate: SharedGate(token: token), hosts: { hosts.policy() }, refusals: refusals)
         Termination.exitCleanlyOnSignals()
+        OpenFileLimit.raise()
+        let pool = NIOThreadPool(numberOfThreads: 4)
+        pool.start()
+        let app = WebServer.application(api: api, listen: address, refusals: refusals, pool: pool) { port in
+            WebLog.info("listening on http://\(ListenAddress(host: address.host, port: port))/ (state \(config.stateDir), runtime \(config.runtimeDir))")
+            try? SDNotify().ready()
+        }
         do {
-            try server.run { bound in
-                WebLog.info("listening on http://\(bound)/ (state \(config.stateDir), runtime \(config.runtimeDir))")
-                try? SDNotify().ready()
-            }
+            try await app.run()
         } catch {
             WebLog.error("cannot listen on \(address): \(error)")
             throw ExitCode(1)
         }
+    }
+}
+
+/// The names the server answers to (`HostPolicy`), with the machine's addresses and host name
+/// read again at most every 10 s (an address from DHCP changes; a request must not wait).
+final class HostNames: @unchecked Sendable {
+    private let lock = Lock()
+    private let listen: ListenAddress
+    private let configured: [String]
+    private var cached: (policy: HostPolicy, at: ContinuousClock.Instant)?
+
+    init(listen: ListenAddress, configured: [String]) {
+        self.listen = listen
+        self.configured = configured
+    }
+
+    func policy() -> HostPolicy {
+        let now = ContinuousClock.now
+        lock.lock()
+        defer { lock.unlock() }
+        if let cached, now - cached.at < .seconds(10) { return cached.policy }
+        let policy = HostPolicy(
+            listen: listen, configured: configured, addresses: NetworkInterfaces.addresses().map(\.address),
+            hostName: NetworkInterfaces.hostName())
+        cached = (policy, now)
+        return policy
     }
 }

@@ -1,4 +1,5 @@
 import AlarmCLI
+import AlarmCore
 import AlarmWebAuth
 import FoundationEssentials
 
@@ -19,9 +20,10 @@ extension WebAPI {
                 return .json("{\"signed_out\": true}", headers: [("Set-Cookie", Self.cookie(value: "", maxAge: 0))])
             case .allowed(.token):
                 return r.method == "GET" ? .json("{\"csrf\": null}") : .error(400, "there is no session to end: the request was signed with the token")
-            case .unauthorized(let why): return .error(401, why)
+            case .unauthorized(let why): return WebResponse.error(401, why).refused("no such session or no CSRF token")
             case .tooManyFailures(let seconds):
-                return .error(429, "too many failed sign-ins from \(r.address): try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
+                return WebResponse.error(429, "too many failed sign-ins from \(r.address): try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
+                    .refused("too many failed sign-ins (429)")
             case .unavailable(let why): return .error(503, why)
             }
         default:
@@ -30,6 +32,12 @@ extension WebAPI {
     }
 
     private func signIn(_ r: WebRequest) -> WebResponse {
+        // JSON only: a form or text/plain post is what another site's page can send without
+        // asking the browser (no CORS preflight); such a post never counts as a failed sign-in.
+        guard Self.isJSON(r.header("content-type")) else {
+            return WebResponse.error(415, "send the token as JSON: Content-Type: application/json and {\"token\": \"...\"}")
+                .refused("sign-in that is not JSON (415)", detail: r.header("content-type") ?? "no Content-Type")
+        }
         struct Body: Decodable { var token: String }
         let given: String
         do {
@@ -47,11 +55,18 @@ extension WebAPI {
             WebLog.notice("failed sign-in from \(r.address)")
             return .error(401, "wrong token (alarm web-token prints it)")
         case .failure(.tooManyFailures(let seconds)):
-            WebLog.notice("sign-in refused for \(r.address): too many failures")
-            return .error(429, "too many failed sign-ins from \(r.address): try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
+            return WebResponse.error(429, "too many failed sign-ins from \(r.address): try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
+                .refused("too many failed sign-ins (429)")
         case .failure(.unavailable(let why)):
             return .error(503, why)
         }
+    }
+
+    /// `application/json`, with or without parameters (`; charset=utf-8`).
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let media = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return media.trimmingBlanks().lowercased() == "application/json"
     }
 
     static func cookie(value: String, maxAge: Int) -> String {

@@ -8,19 +8,51 @@ import FoundationEssentials
 public struct WebAPI: Sendable {
     public let actions: AlarmActions
     public let gate: SharedGate
+    /// The names the server may be called by (asked for each request: the machine's addresses
+    /// change).
+    public let hosts: @Sendable () -> HostPolicy
+    /// Where refusals are logged, rate-limited; nil: not logged (tests).
+    public let refusals: SharedRefusalLog?
     /// Bodies larger than this are refused with 413 (the server enforces it while reading).
     public static let maximumBody = 64 * 1024
 
-    public init(actions: AlarmActions, gate: SharedGate) {
+    public init(
+        actions: AlarmActions, gate: SharedGate, hosts: @escaping @Sendable () -> HostPolicy, refusals: SharedRefusalLog? = nil
+    ) {
         self.actions = actions
         self.gate = gate
+        self.hosts = hosts
+        self.refusals = refusals
     }
 
     public func handle(_ request: WebRequest) -> WebResponse {
-        var response = route(request)
+        var response = checkHostAndOrigin(request) ?? route(request)
         response.headers += Self.securityHeaders
+        if let refusal = response.refusal {
+            refusals?.refused(request.address, refusal.reason, detail: refusal.detail)
+        }
         return response
     }
+
+    /// The `Host` must be a name of this server (DNS rebinding), and a state-changing request
+    /// that a browser sent must come from this server's own page (`Origin`): 400, 421 or 403.
+    private func checkHostAndOrigin(_ r: WebRequest) -> WebResponse? {
+        switch hosts().check(host: r.header("host"), origin: r.header("origin"), changesState: Self.changesState(r.method)) {
+        case .allowed:
+            return nil
+        case .missingHost:
+            return WebResponse.error(400, "the request has no Host header").refused("no Host header")
+        case .wrongHost(let host):
+            return WebResponse.error(
+                421, "this server does not answer to the name '\(RefusalLog.printable(host))' (a name of your own goes into web_hosts in alarm.conf)"
+            ).refused("wrong Host", detail: host)
+        case .crossOrigin(let origin):
+            return WebResponse.error(403, "a request that changes anything must come from this server's own page, not from \(RefusalLog.printable(origin))")
+                .refused("request from another site's page", detail: origin)
+        }
+    }
+
+    static func changesState(_ method: String) -> Bool { method != "GET" && method != "HEAD" }
 
     /// Sent with every response: no caching of alarms or tokens, no framing, no sniffing, no
     /// referrer, and a page that runs only its own script and style.
@@ -41,7 +73,7 @@ public struct WebAPI: Sendable {
         case ("GET", "/"), ("HEAD", "/"): return Page.html
         case ("GET", "/app.js"): return Page.script
         case ("GET", "/app.css"): return Page.style
-        case ("GET", "/api/openapi.json"): return .json(OpenAPI.document)
+        case ("GET", "/api/openapi.json"): return Page.openAPI
         case (_, "/api/session"): return session(r)
         default: break
         }
@@ -64,11 +96,14 @@ public struct WebAPI: Sendable {
     /// Nil when the request may go on; else the 401, 429 or 503 response.
     private func authorize(_ r: WebRequest) -> WebResponse? {
         let credentials = Credentials(authorization: r.header("authorization"), cookie: r.header("cookie"), csrf: r.header("x-csrf-token"))
-        switch gate.check(credentials, changesState: r.method != "GET" && r.method != "HEAD", address: r.address) {
+        switch gate.check(credentials, changesState: Self.changesState(r.method), address: r.address) {
         case .allowed: return nil
-        case .unauthorized(let why): return .error(401, why, headers: [("WWW-Authenticate", "Bearer realm=\"alarm\"")])
+        case .unauthorized(let why):
+            return WebResponse.error(401, why, headers: [("WWW-Authenticate", "Bearer realm=\"alarm\"")])
+                .refused(credentials.bearer != nil ? "wrong token" : credentials.session != nil ? "no such session or no CSRF token" : "no credentials")
         case .tooManyFailures(let seconds):
-            return .error(429, "too many failed sign-ins from \(r.address): try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
+            return WebResponse.error(429, "too many failed sign-ins from \(r.address): try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
+                .refused("too many failed sign-ins (429)")
         case .unavailable(let why): return .error(503, why)
         }
     }

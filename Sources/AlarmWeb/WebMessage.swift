@@ -36,6 +36,8 @@ public struct WebResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// Not sent: why the request was refused, for the log (`SharedRefusalLog`); nil for an answer.
+    public var refusal: (reason: String, detail: String?)?
 
     public init(status: Int, contentType: String, body: [UInt8], headers: [(name: String, value: String)] = []) {
         self.status = status
@@ -55,6 +57,14 @@ public struct WebResponse: Sendable {
 
     public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// This answer, marked as a refusal to log (`reason`: a fixed phrase; `detail`: what the
+    /// request sent, never a credential).
+    func refused(_ reason: String, detail: String? = nil) -> WebResponse {
+        var r = self
+        r.refusal = (reason, detail)
+        return r
     }
 }
 

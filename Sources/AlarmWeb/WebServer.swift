@@ -1,101 +1,124 @@
 import AlarmCore
-import AlarmSystem
 import AlarmWebAuth
-import FoundationEssentials
-import Glibc
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOPosix
 
-/// The HTTP side of alarm-web, kept thin: accepts connections on the listening socket, reads
-/// one request per connection on a thread of its own (`HTTPWire`, at most 16 KiB of head and
-/// `WebAPI.maximumBody` of body, 10 s without progress ends it), asks `WebAPI`, writes the answer
-/// and closes. At most `maximumConnections` at once; one more gets 503 at once.
-struct WebServer {
-    let api: WebAPI
-    let listen: ListenAddress
-    static let maximumConnections = 32
-    static let timeout = 10
+/// The request context: the client's address, for the sign-in limit and the log.
+public struct WebContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let clientAddress: String
 
-    /// Listens, tells `ready` the address (with the port bound when 0 was asked for), and serves
-    /// until the process ends.
-    func run(ready: (String) -> Void) throws -> Never {
-        let listener = try TCPListener(host: listen.host, port: listen.port)
-        ready(ListenAddress(host: listen.host, port: listener.port).description)
-        let active = ConnectionCount()
-        while true {
-            let connection: TCPConnection
-            do { connection = try listener.accept() } catch {
-                // Out of descriptors or memory for a moment: try again shortly, never spin.
-                usleep(100_000)
-                continue
-            }
-            connection.setTimeout(seconds: Self.timeout)
-            guard active.enter(limit: Self.maximumConnections) else {
-                try? connection.write(HTTPWire.encode(api.finish(.error(503, "too many connections: try again")), head: false))
-                connection.finish()
-                continue
-            }
-            let api = self.api
-            let started = Threads.detach {
-                Self.serve(connection, api: api)
-                active.leave()
-            }
-            if !started { active.leave() }
-        }
-    }
-
-    static func serve(_ connection: TCPConnection, api: WebAPI) {
-        let response: WebResponse
-        var isHead = false
-        let read: Result<(head: HTTPWire.Head, body: [UInt8]), HTTPWire.Failure>
-        do { read = .success(try HTTPWire.read(maximumBody: WebAPI.maximumBody) { try connection.read() }) } catch {
-            read = .failure(error)
-        }
-        switch read {
-        case .success(let (head, body)):
-            isHead = head.method == "HEAD"
-            response = api.handle(WebRequest(method: head.method, path: head.path, query: head.query, headers: head.headers, body: body, address: connection.peer))
-        case .failure(.closed):
-            return
-        case .failure(.tooLarge):
-            response = api.handle413()
-        case .failure(.bad(let why)):
-            response = api.finish(.error(400, why))
-        case .failure(.notImplemented(let why)):
-            response = api.finish(.error(501, why))
-        }
-        try? connection.write(HTTPWire.encode(response, head: isHead))
-        connection.finish()
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        clientAddress = source.channel.remoteAddress?.ipAddress.map(HostPolicy.normalized) ?? "unknown"
     }
 }
 
-/// How many connections are being served.
-final class ConnectionCount: @unchecked Sendable {
-    private let lock = Lock()
-    private var count = 0
+/// Hummingbird's side of alarm-web: turns its request into a `WebRequest`, asks `WebAPI` on a
+/// thread of its own pool (the API reads and writes files and may wait up to 2 s for alarmd;
+/// the event loops never wait), and turns the answer back. A body over 64 KiB is refused
+/// before it is read, and the connection closes.
+public struct WebResponder: HTTPResponder {
+    public typealias Context = WebContext
+    let api: WebAPI
+    let pool: NIOThreadPool
 
-    func enter(limit: Int) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard count < limit else { return false }
-        count += 1
-        return true
+    public init(api: WebAPI, pool: NIOThreadPool) {
+        self.api = api
+        self.pool = pool
     }
 
-    func leave() {
-        lock.lock()
-        count -= 1
-        lock.unlock()
+    public func respond(to request: Request, context: WebContext) async throws -> Response {
+        let declared = request.headers[.contentLength].flatMap { Int($0) }
+        if let declared, declared > WebAPI.maximumBody {
+            return Self.response(tooLarge(context), head: false)
+        }
+        let body: ByteBuffer
+        do { body = try await request.body.collect(upTo: WebAPI.maximumBody) } catch let e as HTTPError where e.status == .contentTooLarge {
+            return Self.response(tooLarge(context), head: false)
+        } catch is NIOTooManyBytesError {
+            return Self.response(tooLarge(context), head: false)
+        }
+        let target = request.head.path ?? "/"
+        let question = target.firstIndex(of: "?")
+        let path = question.map { String(target[..<$0]) } ?? target
+        let query = question.map { String(target[target.index(after: $0)...]) }
+        guard path.hasPrefix("/") else {
+            return Self.response(api.finish(WebResponse.error(400, "the request target must be a path").closing()), head: false)
+        }
+        let web = WebRequest(
+            method: request.method.rawValue, path: path, query: query,
+            // HTTP types keep Host apart, as the request's authority.
+            headers: (request.head.authority.map { [("host", $0)] } ?? []) + request.headers.map { ($0.name.canonicalName, $0.value) },
+            body: Array(buffer: body), address: context.clientAddress)
+        let api = self.api
+        let answer = try await pool.runIfActive { api.handle(web) }
+        return Self.response(answer, head: request.method == .head)
+    }
+
+    private func tooLarge(_ context: WebContext) -> WebResponse {
+        api.refusals?.refused(context.clientAddress, "body over \(WebAPI.maximumBody / 1024) KiB (413)")
+        return api.finish(WebResponse.error(413, "the body is over \(WebAPI.maximumBody / 1024) KiB").closing())
+    }
+
+    static func response(_ answer: WebResponse, head: Bool) -> Response {
+        var fields = HTTPFields()
+        for (name, value) in answer.headers {
+            if let n = HTTPField.Name(name) { fields.append(HTTPField(name: n, value: value)) }
+        }
+        fields[.contentLength] = String(answer.body.count)
+        let body = head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body))
+        return Response(status: .init(code: answer.status), headers: fields, body: body)
     }
 }
 
 extension WebAPI {
-    func handle413() -> WebResponse {
-        finish(.error(413, "the body is over \(WebAPI.maximumBody / 1024) KiB"))
-    }
-
     /// An answer made outside `handle`, with the same headers.
     func finish(_ response: WebResponse) -> WebResponse {
         var r = response
         r.headers += Self.securityHeaders
         return r
+    }
+}
+
+extension WebResponse {
+    /// This answer, and then the connection closes (the rest of the request is not read).
+    func closing() -> WebResponse {
+        var r = self
+        r.headers.append(("Connection", "close"))
+        return r
+    }
+}
+
+/// alarm-web's server: Hummingbird over HTTP/1.1 with `ConnectionGuard` on every connection and
+/// the total cap on accepting.
+public enum WebServer {
+    /// The application, for `runService()` (alarm-web) or HummingbirdTesting (tests).
+    public static func application(
+        api: WebAPI, listen: ListenAddress, limits: ConnectionLimits = ConnectionLimits(), refusals: SharedRefusalLog,
+        pool: NIOThreadPool, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let table = ConnectionTable(perAddress: limits.perAddress)
+        var logger = Logger(label: "alarm-web")
+        logger.logLevel = .critical
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionGuard(limits: limits, table: table, refusals: refusals)],
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: limits.maximumHead, maxHeaderListSize: limits.maximumHead, maxHeaderFieldCount: 100))
+        return Application(
+            responder: WebResponder(api: api, pool: pool),
+            server: .http1(configuration: http1),
+            configuration: ApplicationConfiguration(
+                address: .hostname(listen.host, port: listen.port),
+                serverName: nil,
+                backlog: 256,
+                reuseAddress: true,
+                availableConnectionsDelegate: TotalConnections(total: limits.total, refusals: refusals)),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? listen.port) },
+            logger: logger)
     }
 }

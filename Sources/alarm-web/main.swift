@@ -1,3 +1,15 @@
 import AlarmWeb
+import ArgumentParser
 
-AlarmWebCommand.main()
+// AsyncParsableCommand.main() as ArgumentParser's own: on Linux, top-level code resolves
+// `AlarmWebCommand.main()` to the synchronous one, which refuses an async command.
+do {
+    var command = try AlarmWebCommand.parseAsRoot()
+    if let server = command as? AlarmWebCommand {
+        try await server.serve()
+    } else {
+        try command.run()  // --help, --version
+    }
+} catch {
+    AlarmWebCommand.exit(withError: error)
+}

@@ -19,6 +19,15 @@ struct RawHTTP {
 
     let port: Int
     var token: String?
+    /// The client's address (any of 127.0.0.0/8 is this machine): the server tells clients
+    /// apart by it.
+    var source = "127.0.0.1"
+
+    init(port: Int, token: String?, source: String = "127.0.0.1") {
+        self.port = port
+        self.token = token
+        self.source = source
+    }
 
     /// One request on its own connection (`Connection: close`); the answer read to the end.
     func send(_ method: String, _ path: String, headers: [(String, String)] = [], body: Data? = nil, auth: Bool = true, timeout: Double = 20) throws -> Response {
@@ -39,18 +48,11 @@ struct RawHTTP {
 
     /// Writes `bytes` as they are and reads the whole answer.
     func exchange(_ bytes: Data, timeout: Double = 20) throws -> Response {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failed(description: "socket: \(errno)") }
+        let fd = try Self.connect(port: port, from: source)
         defer { close(fd) }
         var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard ok == 0 else { throw Failed(description: "connect to port \(port): \(errno)") }
         // The server may answer (413) and close before all of a huge body is written: a
         // write that fails then is not the test's failure; the answer is.
         var sent = 0
@@ -70,6 +72,27 @@ struct RawHTTP {
             received.append(contentsOf: chunk[0..<n])
         }
         return try Self.parse(received)
+    }
+
+    /// A TCP connection to 127.0.0.1:`port` from `source` (bound before connecting).
+    static func connect(port: Int, from source: String = "127.0.0.1") throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failed(description: "socket: \(errno)") }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0, ok == 0 else {
+            let e = errno
+            close(fd)
+            throw Failed(description: "connect to port \(port) from \(source): errno \(e)")
+        }
+        return fd
     }
 
     static func parse(_ data: Data) throws -> Response {

@@ -372,25 +372,24 @@ import Testing
         #expect(h.wait(10) { h.status()["state"] as? String == "idle" })
     }
 
-    @Test func idleConnectionsAreBoundedAndTimedOut() throws {
+    @Test func idleConnectionsAreBoundedPerAddressAndTimedOut() throws {
         let h = try WebHarness(withDaemon: false)
         defer { h.shutdown() }
-        // 32 connections that send nothing hold every slot: the next caller gets 503 at once.
+        // 16 connections from one address that send nothing: the 17th from it is closed at once,
+        // unread; other addresses are answered as if nothing were open.
         var idle: [Int32] = []
         defer { for fd in idle { close(fd) } }
-        for _ in 0..<32 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_port = in_port_t(UInt16(h.port).bigEndian)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            #expect(ok == 0)
-            idle.append(fd)
-        }
-        #expect(h.wait(5) { (try? h.http.get("/api/status"))?.status == 503 })
-        // The server gives up on them after 10 s without a byte; then it answers again.
-        #expect(h.wait(20) { (try? h.http.get("/api/status"))?.status == 200 })
+        for _ in 0..<16 { idle.append(try RawHTTP.connect(port: h.port, from: "127.0.0.1")) }
+        #expect(h.wait(5) { !isOpen(h.port, from: "127.0.0.1") }, "a 17th connection from the same address is closed at once")
+        var other = h.http
+        other.source = "127.0.0.2"
+        #expect(try other.get("/api/status").status == 200)
+        // The server gives up on them 10 s after they connected without sending a byte; then
+        // that address is answered again.
+        #expect(h.wait(25) { idle.allSatisfy { !isOpen($0) } }, "the idle connections were closed by the server")
+        #expect(try h.http.get("/api/status").status == 200)
+        #expect(h.wait(5) { h.webLog.contains("refused 127.0.0.1: more than 16 connections from this address") })
+        #expect(h.webLog.contains("refused 127.0.0.1: timed out: sent no request within 10 s of connecting"))
     }
 
     /// Issue #12's rules in the preview, as the add form sends them: what `alarm preview` with

@@ -1,8 +1,3 @@
-/// The page's script (`/app.js`): signs in with the token once (then the session cookie and
-/// the CSRF token), polls `/api/status` twice a second while visible, previews an expression's
-/// next rings as it is typed, and puts data into the page only as text.
-enum PageScript {
-    static let text = #"""
 "use strict";
 // alarm-web's page: plain script, no libraries. Data is only ever put into the page as text.
 (function () {
@@ -345,5 +340,3 @@ enum PageScript {
 
   start();
 })();
-"""#
-}

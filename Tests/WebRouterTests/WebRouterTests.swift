@@ -1,0 +1,197 @@
+import AlarmCLI
+import AlarmDaemon
+import AlarmWeb
+import AlarmWebAuth
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOPosix
+import Testing
+
+/// alarm-web's responder in process (HummingbirdTesting's router framework: no socket, no
+/// connection guard), against a real store in a temporary directory and no alarmd: every
+/// endpoint and every error the API answers, with the headers it promises.
+struct RouterFixture {
+    let root: String
+    let config: Configuration
+    let token: String
+    let refusals: [String]
+
+    init(extra: (inout Configuration) -> Void = { _ in }) throws {
+        root = FileManager.default.temporaryDirectory.path + "/alarm-web-router-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: root + "/state", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/run", withIntermediateDirectories: true)
+        var c = Configuration()
+        c.stateDir = root + "/state"
+        c.runtimeDir = root + "/run"
+        c.soundsDirs = [root]
+        c.webTokenPath = root + "/web-token"
+        extra(&c)
+        config = c
+        token = try WebTokenFile(path: c.webTokenPath).rotate(group: nil)
+        refusals = []
+    }
+
+    /// Runs `body` against the application, with the log lines it wrote.
+    func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws -> [String] {
+        let lines = Lines()
+        let refusals = SharedRefusalLog { lines.append($0) }
+        let listen = ListenAddress(host: "127.0.0.1", port: 8475)
+        let api = WebAPI(
+            actions: AlarmActions(config: config), gate: SharedGate(token: CurrentToken(file: WebTokenFile(path: config.webTokenPath))),
+            hosts: { HostPolicy(listen: listen) }, refusals: refusals)
+        let pool = NIOThreadPool(numberOfThreads: 2)
+        pool.start()
+        let app = WebServer.application(api: api, listen: listen, refusals: refusals, pool: pool)
+        do { try await app.test(.router, body) } catch {
+            try? await pool.shutdownGracefully()
+            throw error
+        }
+        try await pool.shutdownGracefully()
+        return lines.all
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: root) }
+
+    var auth: HTTPFields { [.authorization: "Bearer \(token)"] }
+    func auth(_ more: HTTPFields) -> HTTPFields { var f = auth; f.append(contentsOf: more); return f }
+}
+
+final class Lines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ s: String) { lock.lock(); lines.append(s); lock.unlock() }
+    var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+    var object: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) ?? [:] }
+    var error: String? { object["error"] as? String }
+}
+
+let json: HTTPFields = [.contentType: "application/json"]
+
+@Suite struct WebRouterTests {
+    @Test func everyEndpointAnswers() async throws {
+        let f = try RouterFixture()
+        defer { f.remove() }
+        let auth = f.auth
+        _ = try await f.test { c in
+            // The page and its files, no sign-in; the security headers on each.
+            try await c.execute(uri: "/", method: .get) { r in
+                #expect(r.status == .ok)
+                #expect(r.headers[.contentType] == "text/html; charset=utf-8")
+                #expect(r.text.contains("<title>Alarm</title>"))
+                #expect(r.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+                #expect(r.headers[HTTPField.Name("X-Frame-Options")!] == "DENY")
+                #expect(r.headers[.cacheControl] == "no-store")
+            }
+            try await c.execute(uri: "/", method: .head) { r in
+                #expect(r.status == .ok)
+                #expect(r.body.readableBytes == 0)
+                #expect(Int(r.headers[.contentLength] ?? "") ?? 0 > 1000)
+            }
+            try await c.execute(uri: "/app.js", method: .get) { r in
+                #expect(r.headers[.contentType] == "text/javascript; charset=utf-8")
+                #expect(r.text.hasPrefix("\"use strict\";"))
+            }
+            try await c.execute(uri: "/app.css", method: .get) { r in #expect(r.headers[.contentType] == "text/css; charset=utf-8") }
+            try await c.execute(uri: "/api/openapi.json", method: .get) { r in
+                #expect(r.object["openapi"] as? String == "3.0.3")
+                let paths = (r.object["paths"] as? [String: Any])?.keys.sorted() ?? []
+                for p in ["/api/status", "/api/alarms", "/api/alarms/{id}", "/api/next", "/api/history", "/api/preview", "/api/snooze",
+                          "/api/stop", "/api/ring", "/api/session"] {
+                    #expect(paths.contains(p), "\(p) in \(paths)")
+                }
+            }
+            // Reading.
+            try await c.execute(uri: "/api/status", method: .get, headers: auth) { r in
+                #expect(r.status == .ok)
+                #expect(r.object["running"] as? Bool == false)
+            }
+            try await c.execute(uri: "/api/alarms", method: .get, headers: auth) { r in #expect(r.text == "[\n\n]\n") }
+            try await c.execute(uri: "/api/next", method: .get, headers: auth) { r in #expect(r.status == .ok) }
+            try await c.execute(uri: "/api/history", method: .get, headers: auth) { r in #expect(r.status == .ok) }
+            try await c.execute(uri: "/api/preview?expr=Mon..Fri%2006:30&count=3&zone=Europe/Berlin", method: .get, headers: auth) { r in
+                #expect(r.status == .ok, "\(r.text)")
+                #expect(r.text.contains("06:30"))
+            }
+            // Writing: 201 new, 200 replaced, 404 gone.
+            let alarm = ByteBuffer(string: #"{"id": "wake", "expression": "Mon..Fri 06:30", "label": "Wake up"}"#)
+            try await c.execute(uri: "/api/alarms", method: .post, headers: f.auth(json), body: alarm) { r in
+                #expect(r.status == .created, "\(r.text)")
+            }
+            try await c.execute(uri: "/api/alarms", method: .post, headers: f.auth(json), body: alarm) { r in #expect(r.status == .ok) }
+            try await c.execute(uri: "/api/alarms/wake", method: .get, headers: auth) { r in
+                #expect(r.object["label"] as? String == "Wake up")
+            }
+            try await c.execute(uri: "/api/alarms/wake/skip", method: .post, headers: auth) { r in #expect(r.status == .ok, "\(r.text)") }
+            try await c.execute(uri: "/api/alarms/wake/unskip", method: .post, headers: auth) { r in #expect(r.status == .ok, "\(r.text)") }
+            try await c.execute(uri: "/api/alarms/wake", method: .delete, headers: auth) { r in
+                #expect(r.text == "{\"removed\": \"wake\"}\n")
+            }
+            try await c.execute(uri: "/api/alarms/wake", method: .get, headers: auth) { r in #expect(r.status == .notFound) }
+            try await c.execute(uri: "/api/alarms/wake", method: .delete, headers: auth) { r in #expect(r.status == .notFound) }
+            // Control without alarmd: 503 with the CLI's words.
+            for path in ["/api/stop", "/api/snooze", "/api/ring"] {
+                try await c.execute(uri: path, method: .post, headers: auth) { r in
+                    #expect(r.status == .serviceUnavailable, "\(path)")
+                    #expect(r.error?.contains("alarmd is not running") == true, "\(path): \(r.text)")
+                }
+            }
+        }
+    }
+
+    @Test func everyErrorAnswersJSON() async throws {
+        let f = try RouterFixture()
+        defer { f.remove() }
+        let auth = f.auth
+        let lines = try await f.test { c in
+            func expectError(_ uri: String, _ method: HTTPRequest.Method, _ headers: HTTPFields = [:], _ body: String? = nil,
+                             _ status: HTTPResponse.Status, _ words: String) async throws {
+                try await c.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) { r in
+                    #expect(r.status == status, "\(method) \(uri): \(r.status) \(r.text)")
+                    #expect(r.error?.contains(words) == true, "\(method) \(uri): \(r.text)")
+                    #expect(r.headers[.contentType] == "application/json; charset=utf-8")
+                    #expect(r.headers[.cacheControl] == "no-store")
+                }
+            }
+            try await expectError("/api/status", .get, [:], nil, .unauthorized, "sign in")
+            try await expectError("/api/status", .get, [.authorization: "Bearer nope"], nil, .unauthorized, "wrong token")
+            try await expectError("/api/status", .get, [.authorization: "Basic eDp5"], nil, .unauthorized, "Bearer")
+            try await expectError("/api/nothing", .get, auth, nil, .notFound, "no such endpoint")
+            try await expectError("/etc/passwd", .get, auth, nil, .notFound, "no such page")
+            try await expectError("/api/stop", .get, auth, nil, .methodNotAllowed, "allowed: POST")
+            try await expectError("/api/alarms", .post, f.auth(json), "{", .badRequest, "not an alarm")
+            try await expectError("/api/alarms", .post, f.auth(json), #"{"id": "a", "expression": "Mon..Fri 25:00"}"#, .badRequest, "25:00")
+            try await expectError("/api/alarms", .post, f.auth(json), #"{"id": "a", "expression": "07:00", "zone": "Mars/Olympus"}"#,
+                                  .badRequest, "Mars/Olympus")
+            try await expectError("/api/alarms", .post, f.auth(json), "{\"id\": \"a\", \"label\": \"" + String(repeating: "x", count: 70_000) + "\"}",
+                                  .contentTooLarge, "64 KiB")
+            try await expectError("/api/preview?expr=%zz", .get, auth, nil, .badRequest, "%-escape")
+            try await expectError("/api/preview?expr=07:00&skip_holidays=maybe", .get, auth, nil, .badRequest, "skip_holidays")
+            try await expectError("/api/snooze", .post, auth, #"{"duration": 5}"#, .badRequest, "duration")
+            try await expectError("/api/alarms/a%zz", .get, auth, nil, .badRequest, "%-escape")
+            // Sign-in: JSON only (415, not counted), wrong token 401.
+            try await expectError("/api/session", .post, [.contentType: "text/plain"], #"{"token": "x"}"#, .unsupportedMediaType, "JSON")
+            try await expectError("/api/session", .post, [.contentType: "application/x-www-form-urlencoded"], "token=x", .unsupportedMediaType, "JSON")
+            try await expectError("/api/session", .post, json, #"{"token": "x"}"#, .unauthorized, "wrong token")
+            try await expectError("/api/session", .put, json, nil, .methodNotAllowed, "allowed: GET, POST, DELETE")
+            // Another site's page; another name for the server.
+            try await expectError("/api/stop", .post, f.auth([.origin: "http://evil.example"]), nil, .forbidden, "own page")
+            try await expectError("/api/session", .post, [.origin: "http://evil.example", .contentType: "application/json"], #"{"token": "x"}"#,
+                                  .forbidden, "own page")
+            try await expectError("/api/status", .get, f.auth([HTTPField.Name("Host")!: "evil.example"]), nil, .misdirectedRequest, "evil.example")
+            // Five failures: 429 for everything from that address, the right token too.
+            for i in 0..<2 { try await expectError("/api/status", .get, [.authorization: "Bearer guess\(i)"], nil, .unauthorized, "wrong token") }
+            try await expectError("/api/status", .get, auth, nil, .tooManyRequests, "too many failed sign-ins")
+        }
+        for reason in ["wrong token", "no credentials", "request from another site's page", "wrong Host", "sign-in that is not JSON (415)",
+                       "too many failed sign-ins (429)", "body over 64 KiB (413)"] {
+            #expect(lines.contains { $0.contains(": " + reason) }, "\(reason) in \(lines)")
+        }
+        #expect(!lines.contains { $0.contains(f.token) })
+    }
+}
