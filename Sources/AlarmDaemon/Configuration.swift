@@ -65,6 +65,11 @@ public struct Configuration: Equatable, Sendable {
     /// `web_hosts`, separated by commas or blanks: `alarm.example.net, clock.lan`). A request
     /// that calls it by any other name is refused (DNS rebinding).
     public var webHosts: [String] = []
+    /// How many connections one client address may hold open to alarm-web (config
+    /// `web_connections_per_address`; raise it behind a reverse proxy that funnels every client
+    /// through one address) and how many all clients together (`web_connections`).
+    public var webConnectionsPerAddress = 16
+    public var webConnections = 512
 
     public static let defaultConfigPath = "/etc/alarm/alarm.conf"
 
@@ -151,7 +156,7 @@ public struct Configuration: Equatable, Sendable {
     /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, volume_from,
     /// fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir,
     /// fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir,
-    /// hook_timeout, holidays, web_listen, web_token_file, web_hosts.
+    /// hook_timeout, holidays, web_listen, web_token_file, web_hosts, web_connections, web_connections_per_address.
     mutating func apply(file path: String) throws {
         // Plain open and read: /dev/null (no config) works too.
         guard let bytes = try? AtomicFile.read(path) else {
@@ -215,13 +220,16 @@ public struct Configuration: Equatable, Sendable {
                 }
             case "web_listen": webListen = value
             case "web_token_file": webTokenPath = value
+            case "web_connections_per_address", "web_connections":
+                guard let n = Int(value), (1...65536).contains(n) else { throw fail("\(key): '\(value)' is not a number from 1 to 65536") }
+                if key == "web_connections" { webConnections = n } else { webConnectionsPerAddress = n }
             case "web_hosts":
                 webHosts = value.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
                 for h in webHosts where h.contains(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":")) }) {
                     throw fail("web_hosts: '\(h)' is not a host name or address")
                 }
             default:
-                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, volume_from, fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays, web_listen, web_token_file, web_hosts)")
+                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, volume_from, fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays, web_listen, web_token_file, web_hosts, web_connections, web_connections_per_address)")
             }
         }
     }

@@ -50,7 +50,10 @@ public struct AlarmWebCommand: AsyncParsableCommand {
         OpenFileLimit.raise()
         let pool = NIOThreadPool(numberOfThreads: 4)
         pool.start()
-        let app = WebServer.application(api: api, listen: address, refusals: refusals, pool: pool) { port in
+        var limits = ConnectionLimits()
+        limits.perAddress = config.webConnectionsPerAddress
+        limits.total = config.webConnections
+        let app = WebServer.application(api: api, listen: address, limits: limits, refusals: refusals, pool: pool) { port in
             WebLog.info("listening on http://\(ListenAddress(host: address.host, port: port))/ (state \(config.stateDir), runtime \(config.runtimeDir))")
             try? SDNotify().ready()
         }

@@ -117,6 +117,21 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("alarm-web keys: web_hosts (names, commas or blanks), web_connections_per_address (16), web_connections (512)")
+    func webKeys() throws {
+        let defaults = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("")])
+        #expect(defaults.webHosts.isEmpty && defaults.webConnectionsPerAddress == 16 && defaults.webConnections == 512)
+        let d = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile(
+            "web_hosts = clock.example.net, clock.lan\nweb_connections_per_address = 64\nweb_connections = 2000\n")])
+        #expect(d.webHosts == ["clock.example.net", "clock.lan"])
+        #expect(d.webConnectionsPerAddress == 64 && d.webConnections == 2000)
+        for (text, fragment) in [("web_hosts = evil/path", "web_hosts: 'evil/path'"), ("web_connections = 0", "web_connections: '0'"),
+                                 ("web_connections_per_address = many", "web_connections_per_address: 'many'")] {
+            let path = try tempFile(text)
+            #expect { try Configuration.resolve(environment: ["ALARM_CONFIG": path]) } throws: { "\($0)".contains(fragment) }
+        }
+    }
+
     @Test("issue #13 keys: hooks_dir (ALARM_HOOKS_DIR beats it), hook_timeout (10 s by default, a duration); the event log's path")
     func hookKeys() throws {
         let defaults = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("")])

@@ -158,16 +158,21 @@ cross_swift_build() {
     local rel=${CROSS_CACHE#"$repo"/}
     [ "$rel" != "$CROSS_CACHE" ] || cross_die "CROSS_CACHE ($CROSS_CACHE) must be inside the checkout ($repo)"
     CROSS_SDK=$sdk \
-        CROSS_ENV="PKG_CONFIG_SYSROOT_DIR=/sdk PKG_CONFIG_LIBDIR=/sdk/usr/lib/aarch64-linux-gnu/pkgconfig:/sdk/usr/share/pkgconfig" \
+        CROSS_ENV="ALARM_WEB=${ALARM_WEB:-1} PKG_CONFIG_SYSROOT_DIR=/sdk PKG_CONFIG_LIBDIR=/sdk/usr/lib/aarch64-linux-gnu/pkgconfig:/sdk/usr/share/pkgconfig" \
         cross_in "$compiler" /src swift build --scratch-path "/src/$rel/$scratch" \
         --triple "$CROSS_TRIPLE" --sdk /sdk -Xswiftc -sdk -Xswiftc /sdk \
         -Xswiftc -resource-dir -Xswiftc "/sdk/usr/lib/$resources" -Xswiftc -use-ld=lld "$@"
 }
 
-# cross_release_build: builds the stripped release multi-call binary, prints its directory.
+# cross_release_build: builds the stripped release binaries (the multi-call alarm, and alarm-web
+# unless ALARM_WEB=0), prints their directory.
 cross_release_build() {
-    cross_swift_build release swift_static -c release --static-swift-stdlib --product alarm-multicall \
-        -Xlinker --strip-all >&2
+    local product
+    for product in alarm-multicall alarm-web; do
+        [ "$product" = alarm-multicall ] || [ "${ALARM_WEB:-1}" -eq 1 ] || continue
+        cross_swift_build release swift_static -c release --static-swift-stdlib --product "$product" \
+            -Xlinker --strip-all >&2
+    done
     echo "$CROSS_CACHE/release/$CROSS_TRIPLE/release"
 }
 

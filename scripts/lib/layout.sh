@@ -34,16 +34,22 @@ MANIFEST=$DATADIR/installed-files
 # $SYSCONFDIR/alarm/hooks.d is made empty and removed when empty.)
 alarm_files() {
     local repo=$1 s
-    printf '%s\n' "$BINDIR/alarm" "$BINDIR/alarmd" "$BINDIR/alarm-hooks" "$BINDIR/alarm-web" "$LIBEXECDIR/alarm-button" "$LIBEXECDIR/alarm-mqtt" \
+    printf '%s\n' "$BINDIR/alarm" "$BINDIR/alarmd" "$BINDIR/alarm-hooks" "$LIBEXECDIR/alarm-button" "$LIBEXECDIR/alarm-mqtt" \
         "$UNITDIR/alarmd.service" "$UNITDIR/alarm-button.service" "$UNITDIR/alarm-hooks.service" \
-        "$UNITDIR/alarm-mqtt.service" "$UNITDIR/alarm-web.service" "$USERUNITDIR/alarmd.service" \
+        "$UNITDIR/alarm-mqtt.service" "$USERUNITDIR/alarmd.service" \
         "$SYSUSERSDIR/alarm.conf" \
         "$DOCDIR/README.md" "$DOCDIR/raspberry-pi.md" "$DOCDIR/alarm.conf.example" "$DOCDIR/mqtt.conf.example" \
         "$BASHCOMPDIR/alarm" "$ZSHCOMPDIR/_alarm" "$FISHCOMPDIR/alarm.fish"
+    [ "${ALARM_WEB:-1}" -eq 0 ] || alarm_web_files
     for s in "$repo"/Sounds/*; do
         [ -f "$s" ] && printf '%s\n' "$SOUNDSDIR/${s##*/}"
     done
     printf '%s\n' "$MANIFEST"
+}
+
+# alarm-web's files: scripts/build-deb moves them into the package alarm-web.
+alarm_web_files() {
+    printf '%s\n' "$BINDIR/alarm-web" "$UNITDIR/alarm-web.service"
 }
 
 # Directories that belong to alarm alone: removed by uninstall once empty.
