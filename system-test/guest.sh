@@ -107,14 +107,20 @@ restarts() { systemctl show -p NRestarts --value alarmd; }
 
 # ---- scenarios --------------------------------------------------------------------------------
 
-# 1. apt-get install: user and group, unit enabled and active (READY), FIFO 0620 group alarm,
-# status.json readable by all, systemd-analyze security <= 2.0 on the live system.
+# 1. apt-get install of alarm and alarm-web: user and group, unit enabled and active (READY), FIFO
+# 0620 group alarm, status.json readable by all, systemd-analyze security <= 2.0 on the live
+# system; alarm-web a binary of its own, its unit off.
 sc_install() {
-    local deb
+    local deb webdeb
     deb=$(cd "$H" && ls alarm_*.deb)
+    webdeb=$(cd "$H" && ls alarm-web_*.deb)
     ev install-cmd
-    (cd "$H" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$deb") > "$D/apt.out" 2>&1 || fail "apt-get install ./$deb failed: $(tail -5 "$D/apt.out")"
+    (cd "$H" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$deb" "./$webdeb") > "$D/apt.out" 2>&1 ||
+        fail "apt-get install ./$deb ./$webdeb failed: $(tail -5 "$D/apt.out")"
     ev install-done
+    [ "$(dpkg-query -W -f='${Status}' alarm-web)" = "install ok installed" ] || fail "alarm-web is not installed: $(dpkg-query -W -f='${Status}' alarm-web 2>&1)"
+    [ -f /usr/bin/alarm-web ] && [ ! -L /usr/bin/alarm-web ] || fail "/usr/bin/alarm-web is not a binary of its own"
+    [ "$(dpkg -S /usr/bin/alarm-web 2>&1)" = "alarm-web: /usr/bin/alarm-web" ] || fail "/usr/bin/alarm-web is not the package alarm-web's: $(dpkg -S /usr/bin/alarm-web 2>&1)"
     getent passwd alarm > /dev/null || fail "no user alarm"
     getent group alarm > /dev/null || fail "no group alarm"
     id -nG alarm | grep -qw audio || fail "user alarm is not in group audio: $(id -nG alarm)"
@@ -451,16 +457,18 @@ sc_full() {
 # 10. apt-get remove, purge, reinstall; an upgrade from the previous commit's package keeps the
 # alarms.
 sc_upgrade() {
-    local deb
+    local deb webdeb
     deb=$(cd "$H" && ls alarm_*.deb)
+    webdeb=$(cd "$H" && ls alarm-web_*.deb)
     run_alarm member add-keep add '07:00' --id keep
     expect_rc add-keep 0
     DEBIAN_FRONTEND=noninteractive apt-get remove -y alarm > "$D/remove.out" 2>&1 || fail "apt-get remove alarm failed: $(tail -3 "$D/remove.out")"
     [ ! -e /usr/bin/alarm ] && [ ! -e /usr/bin/alarmd ] || fail "apt-get remove left /usr/bin/alarm or alarmd"
+    [ ! -e /usr/bin/alarm-web ] || fail "apt-get remove alarm left alarm-web (it depends on alarm)"
     systemctl is-active -q alarmd && fail "alarmd still runs after apt-get remove"
     [ -f /var/lib/alarm/alarms.json ] || fail "apt-get remove deleted the alarms"
     getent passwd alarm > /dev/null || fail "apt-get remove deleted the user alarm"
-    (cd "$H" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$deb") > "$D/reinstall.out" 2>&1 || fail "reinstall failed: $(tail -3 "$D/reinstall.out")"
+    (cd "$H" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$deb" "./$webdeb") > "$D/reinstall.out" 2>&1 || fail "reinstall failed: $(tail -3 "$D/reinstall.out")"
     systemctl is-active -q alarmd || fail "alarmd is not active after the reinstall"
     member alarm list > "$D/list-reinstall.out" 2>&1
     grep -q keep "$D/list-reinstall.out" || fail "the reinstall lost the alarms: $(cat "$D/list-reinstall.out")"
@@ -473,10 +481,11 @@ sc_upgrade() {
     prev=$(ls "$H"/previous/alarm_*.deb 2> /dev/null | head -1)
     if [ -z "$prev" ]; then
         notpossible "upgrade from the previous commit's package: $(cat "$H/previous-missing" 2> /dev/null || echo "no previous package")"
-        (cd "$H" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$deb") > "$D/install.out" 2>&1 || fail "install after purge failed"
+        (cd "$H" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$deb" "./$webdeb") > "$D/install.out" 2>&1 || fail "install after purge failed"
         return
     fi
-    (cd "$H/previous" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$(basename "$prev")") > "$D/install-previous.out" 2>&1 ||
+    # The previous commit's packages: alarm alone (when it still shipped alarm-web), or both.
+    (cd "$H/previous" && DEBIAN_FRONTEND=noninteractive apt-get install -y ./*.deb) > "$D/install-previous.out" 2>&1 ||
         fail "installing the previous package failed: $(tail -3 "$D/install-previous.out")"
     note "previous: $(dpkg-query -W -f='${Version}' alarm)"
     for i in $(seq 100); do [ -p /run/alarm/control ] && break; sleep 0.1; done
@@ -487,8 +496,12 @@ sc_upgrade() {
     alarm list --json > "$D/list-before.json"
     local pid
     pid=$(main_pid)
-    (cd "$H" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$deb") > "$D/upgrade.out" 2>&1 || fail "the upgrade failed: $(tail -3 "$D/upgrade.out")"
-    note "upgraded to: $(dpkg-query -W -f='${Version}' alarm)"
+    (cd "$H" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$deb" "./$webdeb") > "$D/upgrade.out" 2>&1 || fail "the upgrade failed: $(tail -3 "$D/upgrade.out")"
+    note "upgraded to: $(dpkg-query -W -f='${Version}' alarm) and alarm-web $(dpkg-query -W -f='${Version}' alarm-web)"
+    [ "$(dpkg-query -W -f='${Version}' alarm-web)" = "$(dpkg-deb -f "$H/$webdeb" Version)" ] || fail "alarm-web not upgraded: $(dpkg-query -W -f='${Version}' alarm-web 2>&1)"
+    [ -f /usr/bin/alarm-web ] && [ ! -L /usr/bin/alarm-web ] || fail "after the upgrade /usr/bin/alarm-web is not alarm-web's own binary"
+    [ -f /usr/lib/systemd/system/alarm-web.service ] || fail "the upgrade lost alarm-web.service"
+    [ -f /etc/alarm/web-token ] || fail "the upgrade lost the web token"
     [ "$(dpkg-query -W -f='${Version}' alarm)" = "$(dpkg-deb -f "$H/$deb" Version)" ] || fail "not upgraded: $(dpkg-query -W -f='${Version}' alarm)"
     systemctl is-active -q alarmd || fail "alarmd is not active after the upgrade"
     [ "$(main_pid)" != "$pid" ] || fail "the upgrade did not restart alarmd (still pid $pid)"

@@ -13,8 +13,11 @@ struct StopSilenceTests {
     /// Waits until the recording holds `seconds` of samples after index `mark`. parec delivers
     /// late on a loaded machine: a fixed 1.5 s sleep once left only 20 samples after the sound,
     /// and the check for a second of silence failed though the sound had stopped at once.
-    func waitForRecording(_ rec: PulseRecorder, seconds: Double, after mark: Int) {
-        _ = eventually(20) { rec.count - mark >= Int(seconds * Double(Self.rate)) }
+    /// Waits until `seconds` more have been recorded after `mark`; when they do not come, says
+    /// why (the recorder or the server gone, the server's log) instead of a bare count later.
+    func waitForRecording(_ rec: PulseRecorder, seconds: Double, after mark: Int, sink: PulseNullSink) {
+        let came = eventually(20) { rec.count - mark >= Int(seconds * Double(Self.rate)) }
+        #expect(came, "parec delivered \(rec.count - mark) samples in 20 s after the stop (parec \(rec.isRunning ? "running" : "gone"); \(sink.diagnosis))")
     }
 
     /// Index of the last sample that is not exactly zero.
@@ -44,7 +47,7 @@ struct StopSilenceTests {
         let atStop = rec.count
         #expect(summary.stoppedByCaller)
         #expect(!player.isRinging)
-        waitForRecording(rec, seconds: 1.5, after: atStop)
+        waitForRecording(rec, seconds: 1.5, after: atStop, sink: sink)
         let s = rec.stop()
         let last = try #require(lastSound(s))
         let after = Double(last - atStop) / Double(Self.rate)
@@ -83,7 +86,7 @@ struct StopSilenceTests {
         kill(p.processIdentifier, SIGTERM)
         p.waitUntilExit()
         let exitTook = ContinuousClock.now - t0
-        waitForRecording(rec, seconds: 1.5, after: atStop)
+        waitForRecording(rec, seconds: 1.5, after: atStop, sink: sink)
         let s = rec.stop()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(p.terminationStatus == 0, "\(stderr)")

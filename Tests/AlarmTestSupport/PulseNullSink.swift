@@ -85,6 +85,12 @@ public final class PulseNullSink: @unchecked Sendable {
         Self.exported.signal()
     }
 
+    /// For a failure's message: whether the server still runs, and the end of its log.
+    public var diagnosis: String {
+        let text = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self)
+        return "pulseaudio \(server.isRunning ? "running" : "not running"); its log ends: \(text.suffix(1500))"
+    }
+
     /// Runs `pactl ARGS` against this server; its output, or a `Failed` with it.
     @discardableResult
     public func pactl(_ args: String...) throws -> String {
@@ -171,6 +177,9 @@ public final class PulseRecorder: @unchecked Sendable {
         }
         reader.start()
     }
+
+    /// Whether parec still runs (it leaves when the server goes away).
+    public var isRunning: Bool { process.isRunning }
 
     /// Samples received so far.
     public var count: Int { buffer.lock.lock(); defer { buffer.lock.unlock() }; return buffer.data.count / 2 }
