@@ -132,10 +132,13 @@ if withWeb {
             ]),
         .executableTarget(
             name: "alarm-web", dependencies: ["AlarmWeb", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        // alarm-web's responder in process, through HummingbirdTesting's router framework.
+        // alarm-web's responder in process, as Hummingbird's router test framework calls it.
         .testTarget(
             name: "WebRouterTests",
-            dependencies: ["AlarmWeb", .product(name: "HummingbirdTesting", package: "hummingbird")]),
+            dependencies: [
+                "AlarmWeb", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         // alarm-web over real HTTP (and the page in headless Chromium) against the built binaries.
         .testTarget(name: "WebTests", dependencies: ["alarm", "alarmd", "alarm-web", "AlarmTestSupport"], exclude: ["Browser"]),
     ]
