@@ -12,22 +12,48 @@ extension ExitCode {
     static let notAllowed = ExitCode(4)
 }
 
-/// Writes one line to alarmd's FIFO, then waits up to 2 s for status.json to show the effect.
-/// Never blocks on the FIFO: with no daemon it fails at once.
+/// Writes one line to alarmd's FIFO, then waits for status.json to show the effect. Never
+/// blocks on the FIFO: with no daemon it fails at once.
+///
+/// Slow is not failed: alarmd on a loaded machine (a Pi Zero during an upgrade, a flood of
+/// lines on its FIFO) may take seconds to get to the line. So the wait is `patience` (10 s) for
+/// alarmd to answer at all, then `settle` (2 s) after its first answer for the effect (a refusal,
+/// such as a snooze with nothing ringing, is known then); after `noticeAfter` the CLI says that it
+/// is still waiting.
 struct ControlRequest {
     let ctx: Context
     let line: String
 
-    /// Sends the line; the status that confirmed it, or nil when none did within 2 s. A FIFO
-    /// that cannot be written (no daemon, not in the group) throws its `ControlFIFOError`.
+    static let patience: TimeInterval = 10
+    static let settle: TimeInterval = 2
+    static let noticeAfter: TimeInterval = 2
+    /// Where "still waiting" goes: the CLI's stderr (set by `ControlOutcome.report`); nil for
+    /// alarm-web.
+    nonisolated(unsafe) static var notice: ((String) -> Void)?
+
+    /// Sends the line; the status that confirmed it, or nil when none did. A FIFO that cannot be
+    /// written (no daemon, not in the group) throws its `ControlFIFOError`.
     func deliver(confirmed: (_ before: EngineStatus?, _ after: EngineStatus) -> Bool) throws -> EngineStatus? {
         let before = readStatus(ctx)
         let stamp = statusStamp()
         try ControlFIFO.send(line: line, to: ctx.config.fifoPath)
         // alarmd rewrites status.json (atomically: a new inode) after every command it handles.
-        let deadline = Date().addingTimeInterval(2)
+        let start = Date()
+        var deadline = start.addingTimeInterval(Self.patience)
+        var answered = false
+        var noticed = false
         while Date() < deadline {
-            if statusStamp() != stamp, let after = readStatus(ctx), confirmed(before, after) { return after }
+            if statusStamp() != stamp {
+                if let after = readStatus(ctx), confirmed(before, after) { return after }
+                if !answered {
+                    answered = true
+                    deadline = min(deadline, Date().addingTimeInterval(Self.settle))
+                }
+            }
+            if !noticed, !answered, Date().timeIntervalSince(start) >= Self.noticeAfter {
+                noticed = true
+                Self.notice?("waiting for alarmd to confirm '\(line)' (it is slow to answer; up to \(Int(Self.patience)) s)")
+            }
             usleep(20_000)
         }
         return nil
@@ -94,6 +120,7 @@ struct ControlOutcome {
     /// Prints the outcome as the CLI does; exit 1 when not done, 3 when alarmd does not run, 4
     /// when this user may not write its FIFO.
     static func report(_ body: () throws -> ControlOutcome) throws {
+        ControlRequest.notice = { printError($0) }
         let outcome: ControlOutcome
         do { outcome = try body() } catch {
             printError("\(error)")

@@ -197,7 +197,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             break
         case .end:
             requestOpen = false
-            // The answer is being made (alarm-web may wait up to 2 s for alarmd): no deadline.
+            // The answer is being made (alarm-web may wait up to 10 s for alarmd): no deadline.
             timer?.cancel()
             timer = nil
         }

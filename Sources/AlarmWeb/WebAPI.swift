@@ -4,7 +4,7 @@ import FoundationEssentials
 
 /// alarm-web's API and page, as a function from request to response: the routes, who may call
 /// them (`SharedGate`) and what they do (`AlarmActions`, the CLI's code). Blocking (it reads and
-/// writes files and waits up to 2 s for alarmd): the server calls it off its event loops.
+/// writes files and waits up to 10 s for alarmd): the server calls it off its event loops.
 public struct WebAPI: Sendable {
     public let actions: AlarmActions
     public let gate: SharedGate

@@ -19,7 +19,7 @@ public struct WebContext: RequestContext {
 }
 
 /// Hummingbird's side of alarm-web: turns its request into a `WebRequest`, asks `WebAPI` on a
-/// thread of its own pool (the API reads and writes files and may wait up to 2 s for alarmd;
+/// thread of its own pool (the API reads and writes files and may wait up to 10 s for alarmd;
 /// the event loops never wait), and turns the answer back. A body over 64 KiB is refused
 /// before it is read, and the connection closes.
 public struct WebResponder: HTTPResponder {
