@@ -121,7 +121,9 @@ extension StopSilenceTests {
         try #require(rec.waitForSound() != nil, "no sound reached the sink")
         Thread.sleep(forTimeInterval: 0.5)
         kill(p.processIdentifier, SIGSTOP)
-        Thread.sleep(forTimeInterval: 0.5)
+        // Frozen long enough that PulseAudio's underflow reaches the client before it resumes,
+        // even on a loaded machine (0.5 s was not always: CI once resumed with no EPIPE).
+        Thread.sleep(forTimeInterval: 1.5)
         // The buffer (50 ms) has run dry: the sink records silence now.
         let frozenAt = rec.count
         Thread.sleep(forTimeInterval: 0.3)
