@@ -130,7 +130,6 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var registered = false
     private var started = false
     private var closing = false
-    private var requestsAnswered = 0
     private var requestOpen = false
     private var closeAfterAnswer = false
     private var timer: Scheduled<Void>?
@@ -213,7 +212,6 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .body:
             context.write(data, promise: promise)
         case .end:
-            requestsAnswered += 1
             if closeAfterAnswer {
                 writeThenClose(context: context, data, promise: promise)
                 return

@@ -26,8 +26,7 @@ public struct WebAPI: Sendable {
     }
 
     public func handle(_ request: WebRequest) -> WebResponse {
-        var response = checkHostAndOrigin(request) ?? route(request)
-        response.headers += Self.securityHeaders
+        let response = finish(checkHostAndOrigin(request) ?? route(request))
         if let refusal = response.refusal {
             refusals?.refused(request.address, refusal.reason, detail: refusal.detail)
         }

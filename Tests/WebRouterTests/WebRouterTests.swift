@@ -20,7 +20,6 @@ struct RouterFixture {
     let root: String
     let config: Configuration
     let token: String
-    let refusals: [String]
 
     init(extra: (inout Configuration) -> Void = { _ in }) throws {
         root = FileManager.default.temporaryDirectory.path + "/alarm-web-router-" + UUID().uuidString
@@ -34,7 +33,6 @@ struct RouterFixture {
         extra(&c)
         config = c
         token = try WebTokenFile(path: c.webTokenPath).rotate(group: nil)
-        refusals = []
     }
 
     /// Runs `body` against the responder, with the log lines it wrote.
