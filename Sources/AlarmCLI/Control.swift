@@ -17,7 +17,8 @@ extension ExitCode {
 ///
 /// Slow is not failed: alarmd on a loaded machine (a Pi Zero during an upgrade, a flood of
 /// lines on its FIFO) may take seconds to get to the line. So the wait is `patience` (10 s) for
-/// alarmd to answer at all, then `settle` (2 s) after its first answer for the effect (a refusal,
+/// alarmd to answer at all (status.json's `commands` count moves), then `settle` (2 s) after
+/// that answer for the effect (a refusal,
 /// such as a snooze with nothing ringing, is known then); after `noticeAfter` the CLI says that it
 /// is still waiting.
 struct ControlRequest {
@@ -44,8 +45,12 @@ struct ControlRequest {
         var noticed = false
         while Date() < deadline {
             if statusStamp() != stamp {
-                if let after = readStatus(ctx), confirmed(before, after) { return after }
-                if !answered {
+                let after = readStatus(ctx)
+                if let after, confirmed(before, after) { return after }
+                // alarmd also rewrites status.json on its own (a ring's sound starting, its
+                // pre-flight checks): only a moved command count says a line was handled. A
+                // status without the count (an older alarmd) answers by being rewritten.
+                if !answered, after?.commands == nil || after?.commands != before?.commands {
                     answered = true
                     deadline = min(deadline, Date().addingTimeInterval(Self.settle))
                 }

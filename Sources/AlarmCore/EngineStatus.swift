@@ -7,8 +7,9 @@ import FoundationEssentials
 /// `next` (`{"id": ..., "at": ...}` or null), `warnings` (what alarmd's pre-flight checks found
 /// wrong before the next ring, one line each: `"device: ..."`; empty when nothing is), and
 /// `paused` only while some alarm is paused (the alarms `alarm pause` holds now:
-/// `[{"id": ..., "until": ...}]`, `until` null for "until alarm resume"). Instants are RFC 3339
-/// in `zone`.
+/// `[{"id": ..., "until": ...}]`, `until` null for "until alarm resume"), and `commands` when
+/// alarmd wrote it (how many control lines it has handled since it started, so that the CLI knows
+/// when its own line was handled). Instants are RFC 3339 in `zone`.
 public struct EngineStatus: Equatable, Sendable {
     public enum State: String, Codable, Sendable {
         case idle, ringing, snoozed
@@ -50,6 +51,9 @@ public struct EngineStatus: Equatable, Sendable {
     /// While ringing or snoozed: the alarm's label (JSON `label`), for messages such as a
     /// refused snooze.
     public var label: String?
+    /// Set by the daemon: the control lines (snooze, stop, ring, reload) it has handled since it
+    /// started; JSON `commands`, only when set. The engine leaves it nil.
+    public var commands: Int?
     /// The zone timestamps are written in (the system zone); not part of the JSON.
     public var zone: Zone
 
@@ -75,7 +79,7 @@ public struct EngineStatus: Equatable, Sendable {
 
 extension EngineStatus: Codable {
     enum CodingKeys: String, CodingKey {
-        case state, alarm, sound, reason, next, warnings, paused, snoozes, label
+        case state, alarm, sound, reason, next, warnings, paused, snoozes, label, commands
         case snoozedUntil = "snoozed_until"
         case maxSnoozes = "max_snoozes"
     }
@@ -122,6 +126,7 @@ extension EngineStatus: Codable {
             snoozes: try c.decodeIfPresent(Int.self, forKey: .snoozes),
             maxSnoozes: try c.decodeIfPresent(Int.self, forKey: .maxSnoozes),
             label: try c.decodeIfPresent(String.self, forKey: .label))
+        commands = try c.decodeIfPresent(Int.self, forKey: .commands)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -139,6 +144,7 @@ extension EngineStatus: Codable {
             try c.encodeNil(forKey: .next)
         }
         try c.encode(warnings, forKey: .warnings)
+        try c.encodeIfPresent(commands, forKey: .commands)
         if state != .idle {
             try c.encode(snoozes ?? 0, forKey: .snoozes)
             try c.encode(maxSnoozes, forKey: .maxSnoozes)

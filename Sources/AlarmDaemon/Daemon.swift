@@ -45,6 +45,8 @@ public final class Daemon {
     /// A player for a device changed by reload, swapped in at the next ring.
     var pendingPlayer: AlarmPlayer?
     var lastStatus: EngineStatus?
+    /// Control lines handled since start (status.json `commands`).
+    var commandsHandled = 0
     /// The tz database file the system zone was read from, watched so that a tzdata upgrade of
     /// the zone in force is seen at once; nil when the zone has no such file (a copied zone
     /// file, which is watched as the zone file, or a `TZ` rule).
@@ -224,21 +226,23 @@ public final class Daemon {
             logger.warning("ignored control line: \(reason)")
             return
         }
-        // Rewrite status.json after every command, changed or not: the CLI waits for the rewrite
-        // to know its command was handled (a second `ring` leaves the status as it was).
+        // Rewrite status.json after every command, changed or not, with the count of commands
+        // handled: the CLI waits for the count to move to know its line was handled (a second
+        // `ring` leaves the rest of the status as it was).
+        // A snooze whose length does not parse is garbage too (the CLI checks lengths first).
+        var length: TimeInterval? = nil
+        if case .snooze(let text?) = command {
+            do { length = try Durations.parse(text) } catch {
+                logger.warning("ignored control line 'snooze \(text)': \(error)")
+                return
+            }
+        }
+        commandsHandled += 1
         defer {
             do { try publish(engine.status(now: Date(), zone: zone)) } catch { logger.error("writing status.json failed: \(error)") }
         }
         switch command {
-        case .snooze(let text):
-            var length: TimeInterval? = nil
-            if let text {
-                do { length = try Durations.parse(text) } catch {
-                    logger.warning("ignored control line 'snooze \(text)': \(error)")
-                    return
-                }
-            }
-            handle(.snooze(length))
+        case .snooze: handle(.snooze(length))
         case .stop: handle(.stop)
         case .ring(let sound): handle(.ringNow(sound: sound))
         case .reload: reloadAll(reason: "reload command")
@@ -327,6 +331,7 @@ public final class Daemon {
     func publish(_ engineStatus: EngineStatus) throws {
         var status = engineStatus
         status.warnings = preflight.warnings
+        status.commands = commandsHandled
         lastStatus = status
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]

@@ -351,6 +351,44 @@ struct DaemonTests {
         #expect(status.status != 0)
         #expect(status.stdout.contains("alarmd is not running"))
     }
+
+    @Test("status.json rewritten on its own while the stop waits in the FIFO: the CLI waits for the command count, then confirms")
+    func unrelatedStatusWriteIsNoAnswer() throws {
+        let root = FileManager.default.temporaryDirectory.path + "/alarm-standin-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: root + "/run", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let fifo = root + "/run/control", status = root + "/run/status.json"
+        #expect(mkfifo(fifo, 0o620) == 0)
+        // A stand-in for a busy alarmd: it holds the FIFO open, and writes status.json as alarmd
+        // does (a new file renamed into place).
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        try #require(reader >= 0)
+        defer { close(reader) }
+        @Sendable func write(_ state: String, commands: Int) {
+            let json = "{\"state\":\"\(state)\",\"alarm\":null,\"sound\":\"default\",\"reason\":null,\"snoozed_until\":null,\"next\":null,\"warnings\":[],\"commands\":\(commands)}\n"
+            try? json.write(toFile: status + ".new", atomically: false, encoding: .utf8)
+            rename(status + ".new", status)
+        }
+        write("ringing", commands: 7)
+        let standIn = Thread {
+            // Its ring's sound starts (status rewritten, the line not handled yet), and only
+            // 3 s later it gets to the stop line.
+            Thread.sleep(forTimeInterval: 0.4)
+            write("ringing", commands: 7)
+            Thread.sleep(forTimeInterval: 2.8)
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let n = read(reader, &buffer, buffer.count)
+            write(n > 0 && String(decoding: buffer[0..<n], as: UTF8.self).split(separator: "\n") == ["stop"] ? "idle" : "ringing", commands: 8)
+        }
+        standIn.start()
+        let env = ["ALARM_STATE_DIR": root + "/state", "ALARM_RUNTIME_DIR": root + "/run", "ALARM_CONFIG": "/dev/null"]
+        let start = Date()
+        let r = try Binaries.run("alarm", ["stop"], environment: env, timeout: 20)
+        let took = Date().timeIntervalSince(start)
+        #expect(r.status == 0, "alarm stop: \(r.stderr)")
+        #expect(r.stdout.contains("stopped"), "\(r.stdout)")
+        #expect(took > 3, "the stop was confirmed only after 3.2 s, yet the CLI ended after \(took) s")
+    }
 }
 
 func parseRFC3339(_ s: String) -> Date? {
