@@ -18,9 +18,8 @@ extension ExitCode {
 /// Slow is not failed: alarmd on a loaded machine (a Pi Zero during an upgrade, a flood of
 /// lines on its FIFO) may take seconds to get to the line. So the wait is `patience` (10 s) for
 /// alarmd to answer at all (status.json's `commands` count moves), then `settle` (2 s) after
-/// that answer for the effect (a refusal,
-/// such as a snooze with nothing ringing, is known then); after `noticeAfter` the CLI says that it
-/// is still waiting.
+/// that answer for the effect (a refusal, such as a snooze with nothing ringing, is known then);
+/// after `noticeAfter` the CLI says that it is still waiting.
 struct ControlRequest {
     let ctx: Context
     let line: String

@@ -226,9 +226,6 @@ public final class Daemon {
             logger.warning("ignored control line: \(reason)")
             return
         }
-        // Rewrite status.json after every command, changed or not, with the count of commands
-        // handled: the CLI waits for the count to move to know its line was handled (a second
-        // `ring` leaves the rest of the status as it was).
         // A snooze whose length does not parse is garbage too (the CLI checks lengths first).
         var length: TimeInterval? = nil
         if case .snooze(let text?) = command {
@@ -237,6 +234,9 @@ public final class Daemon {
                 return
             }
         }
+        // Rewrite status.json after every command, changed or not, with the count of commands
+        // handled: the CLI waits for the count to move to know its line was handled (a second
+        // `ring` leaves the rest of the status as it was).
         commandsHandled += 1
         defer {
             do { try publish(engine.status(now: Date(), zone: zone)) } catch { logger.error("writing status.json failed: \(error)") }
