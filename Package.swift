@@ -6,6 +6,11 @@ import PackageDescription
 // in the system test's upgrade scenario).
 let withWeb = Context.environment["ALARM_WEB"] != "0"
 
+// What `--version` prints: scripts/install and scripts/build-deb set ALARM_VERSION to the
+// package's version; a plain `swift build` is a development build. Only CAlarmVersion's one C
+// file sees it, so a new version recompiles that file alone.
+let version = Context.environment["ALARM_VERSION"].flatMap { $0.isEmpty ? nil : $0 } ?? "0.1.0+dev"
+
 let package = Package(
     name: "alarm",
     platforms: [.macOS(.v13)],
@@ -28,6 +33,7 @@ let package = Package(
         .systemLibrary(name: "CAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CLinux"),
+        .target(name: "CAlarmVersion", cSettings: [.define("ALARM_VERSION", to: "\"\(version)\"")]),
 
         // The pure core: expressions, zones, schedule, engine. No I/O, no clock.
         .target(name: "AlarmCore"),
@@ -46,7 +52,10 @@ let package = Package(
         // The settings options both executables take, declared once.
         .target(
             name: "AlarmOptions",
-            dependencies: ["AlarmDaemon", "AlarmSystem", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: [
+                "AlarmDaemon", "AlarmSystem", "CAlarmVersion",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
 
         // The two programs as libraries, so that both the single executables and the multi-call
         // binary can run them.

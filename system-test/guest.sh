@@ -121,6 +121,18 @@ sc_install() {
     [ "$(dpkg-query -W -f='${Status}' alarm-web)" = "install ok installed" ] || fail "alarm-web is not installed: $(dpkg-query -W -f='${Status}' alarm-web 2>&1)"
     [ -f /usr/bin/alarm-web ] && [ ! -L /usr/bin/alarm-web ] || fail "/usr/bin/alarm-web is not a binary of its own"
     [ "$(dpkg -S /usr/bin/alarm-web 2>&1)" = "alarm-web: /usr/bin/alarm-web" ] || fail "/usr/bin/alarm-web is not the package alarm-web's: $(dpkg -S /usr/bin/alarm-web 2>&1)"
+    # The version every entry point prints is the package's; the manual pages read with man.
+    local version prog page
+    version=$(dpkg-query -W -f='${Version}' alarm)
+    for prog in alarm alarmd alarm-hooks alarm-web; do
+        [ "$("$prog" --version 2>&1)" = "$version" ] || fail "$prog --version says '$("$prog" --version 2>&1)', the package is $version"
+    done
+    for page in alarm alarm.conf alarmd alarm-hooks alarm-web; do
+        MANWIDTH=80 man -P cat "$page" > "$D/man-$page.txt" 2> "$D/man-$page.err" || fail "man $page: $(tail -3 "$D/man-$page.err")"
+    done
+    grep -q "snooze" "$D/man-alarm.txt" && grep -q "web_connections_per_address" "$D/man-alarm.conf.txt" ||
+        fail "man alarm / man alarm.conf do not describe the commands and settings"
+    note "--version: $version everywhere; man alarm ($(wc -l < "$D/man-alarm.txt") lines), alarm.conf, alarmd, alarm-hooks, alarm-web"
     getent passwd alarm > /dev/null || fail "no user alarm"
     getent group alarm > /dev/null || fail "no group alarm"
     id -nG alarm | grep -qw audio || fail "user alarm is not in group audio: $(id -nG alarm)"

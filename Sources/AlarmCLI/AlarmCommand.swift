@@ -1,3 +1,4 @@
+import AlarmOptions
 import ArgumentParser
 
 /// `alarm`: the command line. The `alarm` executable and the multi-call binary run it.
@@ -7,6 +8,7 @@ public struct AlarmCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "alarm",
         abstract: "A bedside alarm clock for Linux: manage alarms and talk to alarmd.",
+        version: AlarmVersion.string,
         subcommands: [
             Add.self, List.self, Remove.self, Skip.self, Unskip.self, Pause.self, Resume.self, Next.self, Status.self, History.self,
             Snooze.self, Stop.self, Ring.self, Import.self, Export.self, Preview.self, Sounds.self, Play.self, CheckCommand.self,

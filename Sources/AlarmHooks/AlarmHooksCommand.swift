@@ -21,7 +21,8 @@ public struct AlarmHooksCommand: ParsableCommand {
             ALARM_SCHEDULED, ALARM_AT, ALARM_SOUND, ALARM_SEQ and ALARM_RUNTIME_DIR in its environment. \
             A run that takes longer than hook_timeout is killed; failures are logged. \
             It runs as its own service (alarm-hooks.service), never inside alarmd.
-            """)
+            """,
+        version: AlarmVersion.string)
 
     @OptionGroup var settings: SettingsOptions
 

@@ -23,7 +23,8 @@ public struct AlarmWebCommand: AsyncParsableCommand {
             prints it): as 'Authorization: Bearer TOKEN', or signed in once on the page. It reads and \
             writes the alarms as the CLI does and talks to alarmd through its FIFO and status.json, so it \
             must run as a member of the group alarm. alarm web-url prints the address to open.
-            """)
+            """,
+        version: AlarmVersion.string)
 
     @OptionGroup var settings: SettingsOptions
 

@@ -16,7 +16,8 @@ public struct Alarmd: ParsableCommand {
         discussion: """
             Settings come from the flag, else the environment variable, else the config file, else the default. \
             Logs go to stderr with syslog priority prefixes, for journald.
-            """)
+            """,
+        version: AlarmVersion.string)
 
     @OptionGroup var settings: SettingsOptions
     @Flag(help: "Log debug messages too.")

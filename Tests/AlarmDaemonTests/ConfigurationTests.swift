@@ -24,6 +24,27 @@ struct ConfigurationTests {
         #expect(c.statusPath == "/run/alarm/status.json")
     }
 
+    @Test("every setting the parser knows is in alarm.conf(5) and in the example config")
+    func everyKeyIsDocumented() throws {
+        var message = ""
+        do { _ = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("no_such_key = 1\n")]) } catch { message = "\(error)" }
+        let list = try #require(message.range(of: "(known: ").map { message[$0.upperBound...] }, "no list of keys in: \(message)")
+        let keys = list.prefix { $0 != ")" }.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(keys.count >= 25, "\(keys)")
+        // The checkout: where this file was compiled, else the working directory (the arm64 suite
+        // is compiled in a root where the checkout is /src, and run from the checkout).
+        var repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        if !FileManager.default.fileExists(atPath: repo.appendingPathComponent("man/alarm.conf.5").path) {
+            repo = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        }
+        let manual = try String(contentsOf: repo.appendingPathComponent("man/alarm.conf.5"), encoding: .utf8)
+        let example = try String(contentsOf: repo.appendingPathComponent("etc/alarm.conf"), encoding: .utf8)
+        for key in keys {
+            #expect(manual.contains(".BI \"\(key) = \""), "man/alarm.conf.5 does not describe \(key)")
+            #expect(example.contains("#\(key) = "), "etc/alarm.conf does not show \(key)")
+        }
+    }
+
     @Test("a flag beats the environment, which beats the file")
     func precedence() throws {
         let file = try tempFile("device = hw:1\nstate_dir = /from/file\nsnooze = 5m # short\n")

@@ -21,6 +21,22 @@ struct CLITests {
         deinit { try? FileManager.default.removeItem(atPath: root) }
     }
 
+    @Test("alarm, alarmd and alarm-hooks --version print one version, a Debian version string")
+    func version() throws {
+        var seen: Set<String> = []
+        for name in ["alarm", "alarmd", "alarm-hooks"] {
+            let r = try Binaries.run(name, ["--version"])
+            #expect(r.status == 0, "\(name) --version: \(r.stderr)")
+            let v = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(v.range(of: #"^[0-9][A-Za-z0-9.+~-]*$"#, options: .regularExpression) != nil, "\(name) --version: '\(r.stdout)'")
+            seen.insert(v)
+        }
+        #expect(seen.count == 1, "the entry points disagree: \(seen)")
+        if let expected = ProcessInfo.processInfo.environment["ALARM_VERSION"], !expected.isEmpty {
+            #expect(seen == [expected], "built with ALARM_VERSION=\(expected)")
+        }
+    }
+
     @Test("add prints the id and the next ring; list --json shows every field")
     func addAndList() throws {
         let e = try Env()

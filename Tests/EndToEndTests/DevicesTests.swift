@@ -96,4 +96,24 @@ struct DevicesTests {
         #expect(brokenRow?.contains(" no ") == true, "\(r.stdout)")
         #expect(!r.stderr.contains("ALSA lib"), "alsa-lib's own error lines are kept off the listing: \(r.stderr)")
     }
+
+    @Test("the plugins' own noise stays off: JACK's client library, tried through alsa-lib's jack PCM with no JACK server, prints nothing")
+    func noJackNoise() throws {
+        // libasound2-plugins' jack PCM (scripts/deps --test installs it): alsa-lib loads libjack,
+        // which prints "jack server is not running or cannot be started" and more on stderr.
+        try #require(FileManager.default.fileExists(atPath: "/usr/share/alsa/alsa.conf.d/50-jack.conf"),
+                     "libasound2-plugins is not installed: nothing here would try JACK")
+        let e = try Env()
+        for args in [["devices"], ["devices", "--json"]] {
+            let r = try Binaries.run("alarm", args, environment: e.environment)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.isEmpty, "alarm \(args.joined(separator: " ")) printed the libraries' noise: \(r.stderr)")
+            if args.contains("--json") {
+                let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+                let jack = (o["pcms"] as? [[String: Any]])?.first { $0["name"] as? String == "jack" }
+                #expect(jack?["opens"] as? Bool == false, "the jack PCM was tried and does not open: \(jack ?? [:])")
+                #expect((jack?["error"] as? String)?.isEmpty == false, "its reason is in the listing: \(jack ?? [:])")
+            }
+        }
+    }
 }

@@ -158,7 +158,7 @@ cross_swift_build() {
     local rel=${CROSS_CACHE#"$repo"/}
     [ "$rel" != "$CROSS_CACHE" ] || cross_die "CROSS_CACHE ($CROSS_CACHE) must be inside the checkout ($repo)"
     CROSS_SDK=$sdk \
-        CROSS_ENV="ALARM_WEB=${ALARM_WEB:-1} PKG_CONFIG_SYSROOT_DIR=/sdk PKG_CONFIG_LIBDIR=/sdk/usr/lib/aarch64-linux-gnu/pkgconfig:/sdk/usr/share/pkgconfig" \
+        CROSS_ENV="ALARM_WEB=${ALARM_WEB:-1} ALARM_VERSION=${ALARM_VERSION:-} PKG_CONFIG_SYSROOT_DIR=/sdk PKG_CONFIG_LIBDIR=/sdk/usr/lib/aarch64-linux-gnu/pkgconfig:/sdk/usr/share/pkgconfig" \
         cross_in "$compiler" /src swift build --scratch-path "/src/$rel/$scratch" \
         --triple "$CROSS_TRIPLE" --sdk /sdk -Xswiftc -sdk -Xswiftc /sdk \
         -Xswiftc -resource-dir -Xswiftc "/sdk/usr/lib/$resources" -Xswiftc -use-ld=lld "$@"
@@ -174,6 +174,30 @@ cross_release_build() {
             -Xlinker --strip-all >&2
     done
     echo "$CROSS_CACHE/release/$CROSS_TRIPLE/release"
+}
+
+# cross_generate_manual_command DIR: builds swift-argument-parser's generate-manual for this machine
+# in the compiler root (Debian's Swift: no toolchain from elsewhere), and writes DIR/generate-manual,
+# a command that runs it there with the paths of its arguments (inside the checkout, mounted at
+# /src) translated. Prints that command's path: scripts/install's GENERATE_MANUAL.
+cross_generate_manual_command() {
+    local dir=$1 compiler rel bin
+    compiler=$(cross_compiler_root)
+    rel=${CROSS_CACHE#"$repo"/}
+    # (ALARM_WEB=0: a smaller graph to resolve; the tool needs only swift-argument-parser.)
+    CROSS_ENV=ALARM_WEB=0 cross_in "$compiler" /src swift build -c release --scratch-path "/src/$rel/host-tools" --product generate-manual >&2
+    bin=$(CROSS_ENV=ALARM_WEB=0 cross_in "$compiler" /src swift build -c release --scratch-path "/src/$rel/host-tools" --show-bin-path)
+    cat > "$dir/generate-manual" <<GENERATE
+#!/usr/bin/env bash
+set -euo pipefail
+repo=$repo
+. "\$repo/scripts/lib/cross.sh"
+args=()
+for a in "\$@"; do args+=("\${a/#\$repo//src}"); done
+cross_in "$compiler" /src "$bin/generate-manual" "\${args[@]}"
+GENERATE
+    chmod 0755 "$dir/generate-manual"
+    echo "$dir/generate-manual"
 }
 
 # cross_run PROGRAM ARGS...: runs an aarch64 program of ours under user-mode qemu on the target root.

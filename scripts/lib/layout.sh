@@ -20,6 +20,7 @@ SYSUSERSDIR=$PREFIX/lib/sysusers.d
 DOCDIR=$PREFIX/share/doc/alarm
 BASHCOMPDIR=$PREFIX/share/bash-completion/completions
 FISHCOMPDIR=$PREFIX/share/fish/vendor_completions.d
+MANDIR=$PREFIX/share/man
 # Debian's zsh searches vendor-completions under /usr, site-functions under /usr/local.
 if [ "$PREFIX" = /usr ]; then ZSHCOMPDIR=$PREFIX/share/zsh/vendor-completions; else ZSHCOMPDIR=$PREFIX/share/zsh/site-functions; fi
 CONFFILE=$SYSCONFDIR/alarm/alarm.conf
@@ -38,8 +39,9 @@ alarm_files() {
         "$UNITDIR/alarmd.service" "$UNITDIR/alarm-button.service" "$UNITDIR/alarm-hooks.service" \
         "$UNITDIR/alarm-mqtt.service" "$USERUNITDIR/alarmd.service" \
         "$SYSUSERSDIR/alarm.conf" \
-        "$DOCDIR/README.md" "$DOCDIR/raspberry-pi.md" "$DOCDIR/alarm.conf.example" "$DOCDIR/mqtt.conf.example" \
-        "$BASHCOMPDIR/alarm" "$ZSHCOMPDIR/_alarm" "$FISHCOMPDIR/alarm.fish"
+        "$DOCDIR/README.md" "$DOCDIR/raspberry-pi.md" "$DOCDIR/CHANGELOG.md" "$DOCDIR/alarm.conf.example" "$DOCDIR/mqtt.conf.example" \
+        "$BASHCOMPDIR/alarm" "$ZSHCOMPDIR/_alarm" "$FISHCOMPDIR/alarm.fish" \
+        "$MANDIR/man1/alarm.1" "$MANDIR/man8/alarmd.8" "$MANDIR/man8/alarm-hooks.8" "$MANDIR/man5/alarm.conf.5"
     [ "${ALARM_WEB:-1}" -eq 0 ] || alarm_web_files
     for s in "$repo"/Sounds/*; do
         [ -f "$s" ] && printf '%s\n' "$SOUNDSDIR/${s##*/}"
@@ -49,7 +51,7 @@ alarm_files() {
 
 # alarm-web's files: scripts/build-deb moves them into the package alarm-web.
 alarm_web_files() {
-    printf '%s\n' "$BINDIR/alarm-web" "$UNITDIR/alarm-web.service"
+    printf '%s\n' "$BINDIR/alarm-web" "$UNITDIR/alarm-web.service" "$MANDIR/man8/alarm-web.8"
 }
 
 # Directories that belong to alarm alone: removed by uninstall once empty.
@@ -69,3 +71,19 @@ alarm_live() { [ -z "$DESTDIR" ]; }
 
 # True when systemd is the running init (not in a container or chroot without it).
 alarm_systemd_running() { [ -d /run/systemd/system ]; }
+
+# The version of what is built: VERSION (or ALARM_VERSION) when set, else 0.1.0+git<commits>.<hash>
+# of the checkout, else 0.1.0. Package.swift compiles ALARM_VERSION into `--version`.
+alarm_version() {
+    local repo
+    repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+    if [ -n "${VERSION:-}" ]; then
+        echo "$VERSION"
+    elif [ -n "${ALARM_VERSION:-}" ]; then
+        echo "$ALARM_VERSION"
+    elif git -C "$repo" rev-parse --git-dir > /dev/null 2>&1; then
+        echo "0.1.0+git$(git -C "$repo" rev-list --count HEAD).$(git -C "$repo" rev-parse --short HEAD)"
+    else
+        echo 0.1.0
+    fi
+}
