@@ -88,6 +88,12 @@ final class DaemonHarness: @unchecked Sendable {
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
+    /// For a wait on the recording that timed out: whether parec and pulseaudio still run, how
+    /// much was recorded, and the end of the server's log.
+    var recordingDiagnosis: String {
+        "parec \(recorder.isRunning ? "running" : "not running"), \(recorder.count) samples recorded; \(pulse.diagnosis)"
+    }
+
     func status() -> [String: Any]? {
         guard let data = FileManager.default.contents(atPath: runtimeDir + "/status.json") else { return nil }
         return try? JSONSerialization.jsonObject(with: data) as? [String: Any]

@@ -20,7 +20,7 @@ struct DaemonTests {
     /// (the default tone) dominates.
     func tone(_ h: DaemonHarness, from start: Int, seconds: Double = 0.5) -> Double {
         let end = start + Int(seconds * Double(h.rate))
-        #expect(h.wait(5) { h.recorder.count >= end })
+        #expect(h.wait(5) { h.recorder.count >= end }, "the recording stopped: \(h.recordingDiagnosis)")
         let s = h.recorder.samples
         return Recording.dominant(s[start..<min(end, s.count)], among: [440, 880], rate: h.rate)
     }
@@ -30,7 +30,7 @@ struct DaemonTests {
         let r = try h.cli("stop")
         #expect(r.status == 0, "\(r.stderr) \(r.stdout) \(h.log)")
         let mark = h.recorder.count
-        #expect(h.wait(5) { h.recorder.count >= mark + h.rate * 3 / 2 })
+        #expect(h.wait(5) { h.recorder.count >= mark + h.rate * 3 / 2 }, "the recording stopped after the stop: \(h.recordingDiagnosis)")
         let s = h.recorder.samples
         // Allow up to 0.5 s of sound already in flight, then one second of exact quiet.
         let quiet = Recording.firstSilence(s, from: mark, length: h.rate, threshold: 50)
@@ -82,7 +82,7 @@ struct DaemonTests {
         #expect(r.stdout.hasPrefix("snoozed until "))
         #expect(h.status()?.string("state") == "snoozed")
         let mark = h.recorder.count
-        #expect(h.wait(5) { h.recorder.count >= mark + h.rate })
+        #expect(h.wait(5) { h.recorder.count >= mark + h.rate }, "the recording stopped after the snooze: \(h.recordingDiagnosis)")
         let quiet = try #require(Recording.firstSilence(h.recorder.samples, from: mark, length: h.rate / 2, threshold: 50))
         #expect(quiet - mark < h.rate / 2, "snooze must silence it at once")
         let again = try #require(h.recorder.waitForSound(from: quiet, timeout: 30), "it did not ring again after the snooze")
