@@ -18,12 +18,14 @@ import sys
 import time
 
 RATE = 48000
-# The capture buffer: 200 ms on x86-64. On the emulated arm64 guest (qemu-system-aarch64, TCG) this
-# reader and arecord were starved for ~360 ms while `alarm add` started (a 16 MB binary under
-# emulation): the buffer overran and ~200 ms of frames were dropped, which shifts every later
-# sample's time (analyse.py counts frames from the first read). 2 s there (snd-aloop allows it);
-# the reads still come every 10 ms period, so the timing precision is the same.
-BUFFER_US = 2000000 if os.uname().machine == "aarch64" else 200000
+# The capture buffer: 2 s. On the emulated arm64 guest (qemu-system-aarch64, TCG) this reader and
+# arecord were starved for ~360 ms while `alarm add` started (a 16 MB binary under emulation): a
+# 200 ms buffer overran and ~200 ms of frames were dropped, which shifts every later sample's time
+# (analyse.py counts frames from the first read). The x86-64 guest did the same in a CI run
+# (2026-11-26): 256 ms dropped in `crash`, and in `full` a ring that alarmd's journal shows on its
+# second (16:40:20.120) seemed to start 0.167 s early. snd-aloop allows 2 s; the reads still come
+# every 10 ms period, so the timing precision is the same.
+BUFFER_US = 2000000
 out = sys.argv[1]
 stop = False
 
