@@ -106,16 +106,24 @@ public enum WebServer {
         var logger = Logger(label: "alarm-web")
         logger.logLevel = .critical
         let http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ConnectionGuard(limits: limits, table: table, refusals: refusals)],
+            additionalChannelHandlers: [ConnectionGuard(limits: limits, refusals: refusals)],
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: limits.maximumHead, maxHeaderListSize: limits.maximumHead, maxHeaderFieldCount: 100))
         return Application(
             responder: WebResponder(api: api, pool: pool),
-            server: .http1(configuration: http1),
+            server: HTTPServerBuilder { responder in
+                GuardedHTTP1Channel(
+                    http1: HTTP1Channel(responder: responder, configuration: http1), table: table, refusals: refusals)
+            },
             configuration: ApplicationConfiguration(
                 address: .hostname(listen.host, port: listen.port),
                 serverName: nil,
-                backlog: 256,
+                // The kernel's accept queue. At 256, an attacker reopening a thousand
+                // connections a second overflowed it (ListenOverflows in /proc/net/netstat),
+                // the kernel dropped the owner's handshake with them, and the owner's browser
+                // waited a second for its retransmission. Linux caps this at
+                // net.core.somaxconn (4096 since 5.4).
+                backlog: 4096,
                 reuseAddress: true,
                 availableConnectionsDelegate: TotalConnections(total: limits.total, refusals: refusals)),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? listen.port) },
