@@ -17,7 +17,8 @@ struct SoundsCutTests {
         /// 440 Hz to 1:10, 660 Hz to 1:20, 550 Hz to 1:30, then 880 Hz: 3 minutes.
         init() throws {
             try FileManager.default.createDirectory(atPath: root + "/music", withIntermediateDirectories: true)
-            let tones = "0.5*sin(2*PI*if(lt(t,70),440,if(lt(t,80),660,if(lt(t,90),550,880)))*t)"
+            // Commas escaped: unescaped, ffmpeg's filter graph parser takes them for filter separators.
+            let tones = "0.5*sin(2*PI*if(lt(t\\,70)\\,440\\,if(lt(t\\,80)\\,660\\,if(lt(t\\,90)\\,550\\,880)))*t)"
             try sh("ffmpeg -nostdin -v error -f lavfi -i 'aevalsrc=\(tones):d=180:s=44100' -c:a libmp3lame -b:a 128k '\(song)'")
         }
         func run(_ args: [String], prefix: String = "") throws -> Binaries.Result {
