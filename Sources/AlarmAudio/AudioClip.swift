@@ -31,6 +31,9 @@ public enum Container: String, Sendable, Codable {
     case aiff = "AIFF"
     case aifc = "AIFF-C"
     case caf = "CAF"
+    case flac = "FLAC"
+    case ogg = "Ogg"
+    case mp3 = "MP3"
 }
 
 /// What a sound file is, as far as its header tells: for `alarm sounds` and logs.

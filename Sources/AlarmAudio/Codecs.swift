@@ -34,6 +34,9 @@ enum Codecs {
         "ilbc": "iLBC",
     ]
 
+    /// Ogg codecs libsndfile decodes and we play.
+    static let oggPlayed: Set<String> = ["Vorbis", "Opus"]
+
     /// CAF format IDs we play: libsndfile's four and our own IMA4.
     static let cafPlayed: Set<String> = ["lpcm", "ulaw", "alaw", "alac", "ima4"]
 
@@ -55,6 +58,12 @@ enum Codecs {
         case .caf:
             guard !cafPlayed.contains(l.cafFormatID) else { return }
             throw .unsupported(name, detail: "\(describe(l.cafFormatID)) in CAF is not supported (not a data format we play); convert it to PCM, e.g. 'ffmpeg -i IN -c:a pcm_s16le OUT.caf'")
+        case .ogg:
+            guard !oggPlayed.contains(l.oggCodec) else { return }
+            let what = l.oggCodec == "unknown" ? "an unknown codec" : l.oggCodec
+            throw .unsupported(name, detail: "\(what) in Ogg is not supported (Vorbis and Opus are played); convert it, e.g. 'ffmpeg -i IN OUT.flac'")
+        case .flac, .mp3:
+            return
         }
     }
 

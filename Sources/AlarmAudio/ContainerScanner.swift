@@ -1,4 +1,5 @@
-/// Walks the chunks of a WAV (RIFF, RIFX, RF64), AIFF/AIFF-C or CAF file before any decoder sees it.
+/// Walks the chunks of a WAV (RIFF, RIFX, RF64), AIFF/AIFF-C or CAF file before any decoder sees it,
+/// and the headers of a FLAC, Ogg or MPEG audio file (`ContainerScanner+Compressed`).
 ///
 /// Why our own walk when libsndfile parses headers too: it is the single place that decides
 /// *container*, *truncated* and *corrupt* the same way for every decoder (libsndfile and our IMA4
@@ -54,6 +55,13 @@ struct ContainerLayout: Equatable {
     var cafPrimingFrames = 0
     /// ALAC's bit depth from the 'kuki' magic cookie, 0 when there is none.
     var cafALACBitDepth = 0
+    // Ogg: the codec its first packet names ("Vorbis", "Opus", "FLAC", "Speex", …).
+    var oggCodec = ""
+    // FLAC STREAMINFO: bits per sample, and the total frames (nil when the encoder left 0).
+    var flacBits = 0
+    var flacTotalFrames: Int?
+    // MPEG audio: the frame walk.
+    var mpeg: MPEGStream?
 }
 
 enum ContainerScanner {
@@ -62,7 +70,7 @@ enum ContainerScanner {
         let head = Bytes(file.read(at: 0, count: 12))
         let magic = head.fourCC(0)
         if head.count < 12 {
-            if ["RIFF", "RIFX", "RF64", "FORM", "caff"].contains(magic) || head.count < 4 {
+            if ["RIFF", "RIFX", "RF64", "FORM", "caff", "OggS", "fLaC"].contains(magic) || head.count < 4 {
                 throw .truncated(name, detail: "the file ends inside its \(head.count < 4 ? "first bytes" : "header") (\(file.size) bytes)")
             }
         }
@@ -73,10 +81,13 @@ enum ContainerScanner {
         case ("caff", _):
             guard head.be16(4) == 1 else { throw .unsupported(name, detail: "CAF version \(head.be16(4)); only version 1 exists") }
             return try scanCAF(file, name: name)
+        case ("OggS", _): return try scanOgg(file, name: name)
+        case ("fLaC", _): return try scanFLAC(file, name: name, at: 0)
         case ("RIFF", let form), ("RIFX", let form), ("RF64", let form), ("FORM", let form):
             throw .unsupported(name, detail: "a \(magic) '\(form)' file is not a sound container we play (WAV, AIFF, AIFF-C, CAF)")
         default:
-            throw .unsupported(name, detail: "not a WAV, AIFF, AIFF-C or CAF file")
+            if looksLikeMPEG(head) { return try scanMPEG(file, name: name) }
+            throw .unsupported(name, detail: "not a WAV, AIFF, AIFF-C, CAF, FLAC, Ogg or MP3 file")
         }
     }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import AlarmCore
 import CSndfile
 
 /// What reading one sound file found: its format when the header told it, its length, and either
@@ -101,6 +102,17 @@ public enum SoundDecoder {
     /// Data formats we play, per container; anything else libsndfile may read is refused.
     static func formatName(container: Container, subtype: Int32) -> String? {
         let s = Int(subtype)
+        switch container {
+        case .flac:
+            return [Int(SF_FORMAT_PCM_S8): "FLAC 8-bit", Int(SF_FORMAT_PCM_16): "FLAC 16-bit", Int(SF_FORMAT_PCM_24): "FLAC 24-bit"][s]
+        case .ogg:
+            return [Int(SF_FORMAT_VORBIS): "Vorbis", Int(SF_FORMAT_OPUS): "Opus"][s]
+        case .mp3:
+            return [Int(SF_FORMAT_MPEG_LAYER_I): "MPEG Layer I", Int(SF_FORMAT_MPEG_LAYER_II): "MPEG Layer II",
+                    Int(SF_FORMAT_MPEG_LAYER_III): "MPEG Layer III"][s]
+        case .wav, .aiff, .aifc, .caf:
+            break
+        }
         let common: [Int: String] = [
             Int(SF_FORMAT_PCM_16): "PCM s16", Int(SF_FORMAT_PCM_24): "PCM s24", Int(SF_FORMAT_PCM_32): "PCM s32",
             Int(SF_FORMAT_FLOAT): "float32", Int(SF_FORMAT_DOUBLE): "float64",
@@ -115,6 +127,8 @@ public enum SoundDecoder {
         case .caf:
             return [Int(SF_FORMAT_PCM_S8): "PCM s8", Int(SF_FORMAT_ALAC_16): "ALAC 16", Int(SF_FORMAT_ALAC_20): "ALAC 20",
                     Int(SF_FORMAT_ALAC_24): "ALAC 24", Int(SF_FORMAT_ALAC_32): "ALAC 32"][s]
+        case .flac, .ogg, .mp3:
+            return nil
         }
     }
 
@@ -132,67 +146,51 @@ public enum SoundDecoder {
         case .aiff: return "PCM \(l.aiffBits)-bit"
         case .aifc: return Codecs.describe(l.aiffCompression)
         case .caf: return Codecs.describe(l.cafFormatID)
+        case .ogg: return l.oggCodec
+        case .flac: return "FLAC \(l.flacBits)-bit"
+        case .mp3: return l.mpeg.map(mpegFormatName) ?? "MPEG audio"
         }
     }
 
+    /// "MPEG-1 Layer III, 128 kbit/s", or "…, VBR" when the bit rate varies.
+    static func mpegFormatName(_ s: MPEGStream) -> String {
+        s.first.name + (s.variableBitrate ? ", VBR" : ", \(s.first.bitrate) kbit/s")
+    }
+
+    /// An MP3's length is the frame walk's, never libsndfile's estimate (see `MPEGStream`): over
+    /// 30 s is refused with the walked length, before anything is decoded; a file that libsndfile
+    /// would stop reading early (variable bit rate and no Xing/VBRI header) is refused, not played
+    /// in part.
+    static func checkMPEGLength(_ m: MPEGStream, sndfileFrames: Int, rate: Int, name: String, into out: inout SoundInspection) throws(SoundProblem) {
+        let frames = m.pcmFrames
+        if frames > ClipLimits.maxFrames(rate: rate) {
+            let seconds = Double(frames) / Double(rate)
+            out.duration = seconds
+            throw .tooLong(name, seconds: seconds)
+        }
+        if frames - sndfileFrames > m.first.samplesPerFrame {
+            out.duration = Double(frames) / Double(rate)
+            throw mpegReadsShort(m, sndfileFrames: sndfileFrames, rate: rate, name: name)
+        }
+    }
+
+    /// The refusal for an MP3 that libsndfile would stop reading before its end.
+    static func mpegReadsShort(_ m: MPEGStream, sndfileFrames: Int, rate: Int, name: String) -> SoundProblem {
+        let have = Text.fixed(Double(sndfileFrames) / Double(rate), 1), real = Text.fixed(Double(m.pcmFrames) / Double(rate), 1)
+        return .unsupported(name, detail: "a variable-bit-rate MP3 without a length header (Xing or VBRI): libsndfile would stop after \(have) s of its \(real) s; re-encode it, e.g. 'ffmpeg -i IN -c:a libmp3lame -q:a 2 OUT.mp3' (ffmpeg writes the header)")
+    }
+
     static func decodeWithSndfile(_ file: SoundFile, _ l: ContainerLayout, name: String, into out: inout SoundInspection) throws(SoundProblem) -> AudioClip {
-        var info = SF_INFO()
-        // libsndfile reads the file through a view that carries the scanner's patches.
-        guard let (sf, view) = SndfileView(file, patches: l.patches).open(&info) else {
-            let code = sf_error(nil)
-            let text = String(cString: sf_strerror(nil))
-            if code == Int32(SF_ERR_UNSUPPORTED_ENCODING) { throw .unsupported(name, detail: "\(headerFormatName(l)) in \(l.container.rawValue) is not supported (libsndfile: \(text))") }
-            throw .corrupt(name, detail: "libsndfile: \(text)")
-        }
-        defer {
-            sf_close(sf)
-            view.release()
-        }
-        let major = info.format & Int32(SF_FORMAT_TYPEMASK)
-        // WAVE_FORMAT_EXTENSIBLE (sox's 24-bit output, many editors' exports) is still a WAV, and so
-        // is RF64; RIFX is SF_FORMAT_WAV with big-endian data.
-        let expected: [Int32] = switch l.container {
-        case .wav: [Int32(SF_FORMAT_WAV), Int32(SF_FORMAT_WAVEX), Int32(SF_FORMAT_RF64)]
-        case .aiff, .aifc: [Int32(SF_FORMAT_AIFF)]
-        case .caf: [Int32(SF_FORMAT_CAF)]
-        }
-        guard expected.contains(major) else { throw .corrupt(name, detail: "libsndfile reads it as another container") }
-        let channels = Int(info.channels), rate = Int(info.samplerate)
-        guard let fmt = formatName(container: l.container, subtype: info.format & Int32(SF_FORMAT_SUBMASK)) else {
-            throw .unsupported(name, detail: "\(headerFormatName(l)) in \(l.container.rawValue) is not supported (not a data format we play)")
-        }
-        let form = l.container == .wav && l.wavForm != "RIFF" ? " (\(l.wavForm))" : ""
-        out.format = SoundFormat(container: l.container, format: fmt + form, channels: channels, sampleRate: rate)
-        try checkShape(channels: channels, rate: rate, name: name)
-
-        // The frames that really exist: libsndfile counts ADPCM in whole blocks, the WAV 'fact'
-        // chunk holds the writer's true count; in AIFF the COMM frame count is the truth (an odd
-        // SSND size with its pad byte must not add a frame). AIFF-C 'ima4' counts packets there.
-        let sub = info.format & Int32(SF_FORMAT_SUBMASK)
-        let isADPCM = sub == Int32(SF_FORMAT_IMA_ADPCM) || sub == Int32(SF_FORMAT_MS_ADPCM)
-        var realCap = Int.max
-        // A 'fact' is trusted only to trim the padding of the last block: libsndfile 1.2.0's own
-        // writer records half the frames for stereo IMA ADPCM, and such a count must not cut audio.
-        if isADPCM, l.container == .wav, let fact = l.wavFactFrames,
-            fact <= info.frames, info.frames - Int64(fact) < Int64(l.wavSamplesPerBlock) { realCap = fact }
-        if !isADPCM, l.container != .wav, l.container != .caf, let frames = l.aiffFrames { realCap = frames }
-
+        var shown: SoundFormat?
+        defer { if let shown { out.format = shown } }
+        let reader = try SndfileReader.open(file, l, name: name) { shown = $0 }
+        let channels = reader.channels, rate = reader.rate, info = reader.info
+        if let mpeg = l.mpeg { try checkMPEGLength(mpeg, sndfileFrames: Int(clamping: info.frames), rate: rate, name: name, into: &out) }
+        let realCap = reader.realFrames
         let limit = ClipLimits.maxFrames(rate: rate)
-        let chunk = 4096
-        var buf = [Float](repeating: 0, count: chunk * channels)
         var samples: [Float] = []
         samples.reserveCapacity(max(0, min(Int(clamping: info.frames), limit + 1, realCap)) * channels)
-        var frames = 0
-        while frames <= limit && frames < realCap {
-            let want = min(chunk, limit + 1 - frames, realCap - frames)
-            let got = buf.withUnsafeMutableBufferPointer { sf_readf_float(sf, $0.baseAddress, sf_count_t(want)) }
-            if got <= 0 { break }
-            samples.append(contentsOf: buf[0..<(Int(got) * channels)])
-            frames += Int(got)
-        }
-        if sf_error(sf) != 0 {
-            throw .corrupt(name, detail: "libsndfile: \(String(cString: sf_strerror(sf)))")
-        }
+        let frames = try reader.read(min(limit + 1, realCap), into: &samples)
         if frames > limit {
             // At least limit+1 frames exist; report the header's length when it is larger.
             let claimed = min(Int(clamping: info.frames), realCap)
@@ -201,7 +199,8 @@ public enum SoundDecoder {
             throw .tooLong(name, seconds: seconds)
         }
         if realCap != Int.max, l.container != .wav, frames < realCap {
-            throw .truncated(name, detail: "its 'COMM' chunk announces \(realCap) frames but the file holds \(frames)")
+            let header = l.container == .flac ? "FLAC STREAMINFO" : "'COMM' chunk"
+            throw .truncated(name, detail: "its \(header) announces \(realCap) frames but the file holds \(frames)")
         }
         // AudioClip promises frames in -1...1: NaN and infinities become silence, the rest is clamped.
         for i in samples.indices { samples[i] = samples[i].isFinite ? max(-1, min(1, samples[i])) : 0 }

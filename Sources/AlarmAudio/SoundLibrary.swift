@@ -91,7 +91,7 @@ public struct SoundLibrary: Sendable {
         path.hasPrefix(dir == "/" ? "/" : dir + "/")
     }
 
-    static func realpath(_ p: String) -> String? {
+    public static func realpath(_ p: String) -> String? {
         guard let r = Glibc.realpath(p, nil) else { return nil }
         defer { free(r) }
         return String(cString: r)

@@ -70,6 +70,12 @@ public struct AlarmActions: Sendable {
         return try ctx.nextJSON(alarm, at: at)
     }
 
+    /// `alarm sounds --json`: every sound of the directories, whether it plays, its container
+    /// and format (alarm-web's add form offers the playable ones).
+    public func sounds() throws -> String {
+        do { return try SoundEntry.json(SoundEntry.all(config.soundLibrary)) } catch { throw ActionError(.failed, "\(error)") }
+    }
+
     /// `alarm history --json`.
     public func history() throws -> String {
         let log = HistoryLog(stateDir: config.stateDir)

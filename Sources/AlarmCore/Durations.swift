@@ -40,6 +40,31 @@ public enum Durations {
         return total
     }
 
+    /// A position in a recording, as `alarm sounds cut --from` takes it: `M:SS`, `H:MM:SS`, or
+    /// seconds (`70`, `70.5`); minutes and seconds after a colon are two digits under 60. Zero is
+    /// the start.
+    public static func position(_ text: String) throws -> TimeInterval {
+        let bad = AlarmError.invalid("invalid position '\(text)': write M:SS, H:MM:SS or seconds, e.g. 1:10, 0:01:10 or 70")
+        let s = String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        let parts = s.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard !s.isEmpty, parts.count <= 3 else { throw bad }
+        if parts.count == 1 {
+            guard s.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let v = Double(s), v.isFinite else { throw bad }
+            return v
+        }
+        // The last part may have a fraction (1:10.5); the others are whole numbers.
+        var total: Double = 0
+        for (i, part) in parts.enumerated() {
+            let last = i == parts.count - 1
+            guard !part.isEmpty, part.allSatisfy({ $0.isASCII && ($0.isNumber || (last && $0 == ".")) }), let v = Double(part) else { throw bad }
+            if i > 0 {
+                guard part.split(separator: ".", omittingEmptySubsequences: false)[0].count == 2, v < 60 else { throw bad }
+            }
+            total = total * 60 + v
+        }
+        return total
+    }
+
     /// `1h30m`, `9m`, `1m30s`, `45s`.
     public static func format(_ seconds: TimeInterval) -> String {
         var rest = Int(seconds.rounded())

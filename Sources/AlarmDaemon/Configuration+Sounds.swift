@@ -8,3 +8,9 @@ extension Configuration {
         return SoundLibrary(directories: [SoundLibrary.installedSoundsDirectory(), stateDir + "/sounds"].compactMap { $0 })
     }
 }
+
+extension Configuration {
+    /// Where `alarm sounds cut` writes the clips people make: the first configured sound
+    /// directory, else `sounds/` in the state directory (the installed sounds are the package's).
+    public var userSoundsDirectory: String { soundsDirs?.first ?? stateDir + "/sounds" }
+}

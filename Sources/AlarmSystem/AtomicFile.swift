@@ -37,8 +37,14 @@ public enum AtomicFile {
     /// `ignoringUmask` is set: a file meant for every user (alarmd's status.json, 0644) stays
     /// readable even in a daemon whose umask keeps its other files from the world.
     ///
-    /// The corresponding C functions are `open`, `fchmod`, `write`, `fsync`, `rename` and `close`.
-    public static func write(_ bytes: [UInt8], to path: String, permissions: UInt32 = 0o644, ignoringUmask: Bool = false) throws {
+    /// With `replacing` false an existing file is left alone and the write throws EEXIST: the
+    /// temporary file is linked to `path` (which fails when the name exists) instead of renamed.
+    ///
+    /// The corresponding C functions are `open`, `fchmod`, `write`, `fsync`, `rename`, `link`,
+    /// `unlink` and `close`.
+    public static func write(
+        _ bytes: [UInt8], to path: String, permissions: UInt32 = 0o644, ignoringUmask: Bool = false, replacing: Bool = true
+    ) throws {
         let dir = directory(of: path)
         let temp = dir + "/." + baseName(of: path) + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = try valueOrErrno("open \(temp)") { open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions) }
@@ -53,7 +59,12 @@ public enum AtomicFile {
             throw error
         }
         do {
-            try valueOrErrno("rename \(temp) to \(path)") { rename(temp, path) }
+            if replacing {
+                try valueOrErrno("rename \(temp) to \(path)") { rename(temp, path) }
+            } else {
+                defer { _ = unlink(temp) }
+                try valueOrErrno("link \(temp) to \(path)") { link(temp, path) }
+            }
         } catch {
             _ = unlink(temp)
             throw error

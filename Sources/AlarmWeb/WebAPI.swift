@@ -114,6 +114,7 @@ public struct WebAPI: Sendable {
         case .alarm(let id): return .json(try actions.alarm(id: id))
         case .next: return .json(try actions.next())
         case .history: return .json(try actions.history())
+        case .sounds: return .json(try actions.sounds())
         case .preview:
             guard let q = URLText.query(r.query) else { throw ActionError(.badInput, "the query string has a broken %-escape") }
             func given(_ key: String) -> String? { q[key].flatMap { $0.isEmpty ? nil : $0 } }
@@ -181,7 +182,7 @@ public struct WebAPI: Sendable {
 
 /// The API's endpoints, from the path after `/api/` and the method.
 enum APIRoute: Equatable {
-    case status, alarms, alarm(String), next, history, preview
+    case status, alarms, alarm(String), next, history, preview, sounds
     case put, remove(String), skip(String, Bool)
     case snooze, stop, ring
     case wrongMethod(allowed: [String])
@@ -196,6 +197,7 @@ enum APIRoute: Equatable {
             case "status": self = only("GET", .status)
             case "next": self = only("GET", .next)
             case "history": self = only("GET", .history)
+            case "sounds": self = only("GET", .sounds)
             case "preview": self = only("GET", .preview)
             case "snooze": self = only("POST", .snooze)
             case "stop": self = only("POST", .stop)

@@ -58,7 +58,7 @@ struct PlaybackTests {
     static let badCases: [(String, String)] = [
         ("long.wav", "is 30.5 s long; clips over 30 s are not played"),
         ("empty.wav", "is empty"),
-        ("noise.wav", "not a WAV, AIFF, AIFF-C or CAF file"),
+        ("noise.wav", "not a WAV, AIFF, AIFF-C, CAF, FLAC, Ogg or MP3 file"),
         ("cut.wav", "is truncated"),
         ("billions.wav", "announces 4294967280 bytes"),
         ("../outside.wav", "contains '/'"),

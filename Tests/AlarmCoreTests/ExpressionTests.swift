@@ -231,6 +231,21 @@ struct FormatTests {
         #expect(Durations.spoken(0.2) == "1 s")
     }
 
+    @Test("positions in a recording (alarm sounds cut --from): M:SS, H:MM:SS, seconds")
+    func positions() throws {
+        #expect(try Durations.position("1:10") == 70)
+        #expect(try Durations.position("0:01:10") == 70)
+        #expect(try Durations.position("1:02:03") == 3723)
+        #expect(try Durations.position("70") == 70)
+        #expect(try Durations.position("70.5") == 70.5)
+        #expect(try Durations.position("1:10.25") == 70.25)
+        #expect(try Durations.position(" 0:00 ") == 0)
+        #expect(try Durations.position("12:00") == 720)
+        for bad in ["", "1:7", "1:75", "1:60", "1:2:3:4", "a", "-5", "1:-5", ":10", "1:", "1.5:10", "1e3", "١:١٠"] {
+            #expect(throws: AlarmError.self, "\(bad)") { try Durations.position(bad) }
+        }
+    }
+
     @Test("RFC 3339 parses offsets, Z and fractions, and refuses junk")
     func rfc3339() throws {
         #expect(RFC3339.parse("2026-12-24T07:00:00+01:00")?.timeIntervalSince1970 == 1_798_092_000)

@@ -88,7 +88,7 @@ public final class PulseNullSink: @unchecked Sendable {
     /// For a failure's message: whether the server still runs, and the end of its log.
     public var diagnosis: String {
         let text = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self)
-        return "pulseaudio \(server.isRunning ? "running" : "not running"); its log ends: \(text.suffix(1500))"
+        return "pulseaudio \(server.ending.map { "not running (\($0))" } ?? "running"); its log ends: \(text.suffix(1500))"
     }
 
     /// Runs `pactl ARGS` against this server; its output, or a `Failed` with it.
@@ -130,8 +130,8 @@ public final class PulseNullSink: @unchecked Sendable {
     /// Freezes the server (SIGSTOP), as a sound server that hangs: its socket still accepts, and
     /// nothing answers. alsa-lib's `pulse` PCM then waits for ever in `snd_pcm_open` and
     /// `snd_pcm_drop`, and takes no audio. `thaw()` (SIGCONT) lets it go on.
-    public func freeze() { kill(server.pid, SIGSTOP) }
-    public func thaw() { kill(server.pid, SIGCONT) }
+    public func freeze() { server.signal(SIGSTOP) }
+    public func thaw() { server.signal(SIGCONT) }
 
     public func shutdown() {
         thaw()
@@ -255,6 +255,26 @@ public final class Spawned: @unchecked Sendable {
         return true
     }
 
+    /// Sends `sig` unless the child has been reaped: its pid may then be another process's
+    /// (pid_max is 32,768 on these machines, and a full test run starts thousands of processes:
+    /// a signal sent by pid after the reaping can reach another test's PulseAudio server, one
+    /// explanation for a server found dead mid-recording). True when sent.
+    @discardableResult
+    public func signal(_ sig: Int32) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        guard status == nil else { return false }
+        return kill(pid, sig) == 0
+    }
+
+    /// How the child ended, for failure messages; nil while it runs.
+    public var ending: String? {
+        guard !isRunning else { return nil }
+        lock.lock(); defer { lock.unlock() }
+        guard let st = status, st >= 0 else { return "reaped elsewhere" }
+        if st & 0x7F == 0 { return "exited with status \((st >> 8) & 0xFF)" }
+        return "killed by signal \(st & 0x7F)"
+    }
+
     /// Waits up to `timeout` s; the exit code, or nil if still running.
     public func wait(timeout: Double) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
@@ -271,9 +291,9 @@ public final class Spawned: @unchecked Sendable {
     /// on SIGTERM, and tests need nothing from them at that point); reaps.
     public func terminate(grace: Double = 0.3) {
         guard isRunning else { return }
-        kill(pid, SIGTERM)
+        signal(SIGTERM)
         if wait(timeout: grace) == nil {
-            kill(pid, SIGKILL)
+            signal(SIGKILL)
             _ = wait(timeout: 5)
         }
     }

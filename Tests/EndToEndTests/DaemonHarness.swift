@@ -64,7 +64,7 @@ final class DaemonHarness: @unchecked Sendable {
     /// SIGTERM, as systemd stops it; waits for a clean exit.
     func stop() -> Int32? {
         guard let d = daemon else { return nil }
-        kill(d.pid, SIGTERM)
+        d.signal(SIGTERM)
         let code = d.wait(timeout: Slowdown.scaled(10))
         daemon = nil
         return code
@@ -73,7 +73,7 @@ final class DaemonHarness: @unchecked Sendable {
     /// kill -9: a crash, no chance to save anything.
     func crash() {
         guard let d = daemon else { return }
-        kill(d.pid, SIGKILL)
+        d.signal(SIGKILL)
         _ = d.wait(timeout: Slowdown.scaled(5))
         daemon = nil
     }

@@ -64,7 +64,7 @@ final class ReliabilityRig: @unchecked Sendable {
     /// kill -9, reaped.
     func crash() {
         guard let d = daemon else { return }
-        kill(d.pid, SIGKILL)
+        d.signal(SIGKILL)
         _ = d.wait(timeout: 10)
         daemon = nil
     }
@@ -72,7 +72,7 @@ final class ReliabilityRig: @unchecked Sendable {
     /// SIGTERM; the exit code, or nil if it did not exit within 10 s (then it is killed).
     func stop() -> Int32? {
         guard let d = daemon else { return nil }
-        kill(d.pid, SIGTERM)
+        d.signal(SIGTERM)
         let code = d.wait(timeout: 10)
         if code == nil { d.terminate() }
         daemon = nil

@@ -80,7 +80,7 @@ final class WebHarness: @unchecked Sendable {
 
     func stopWeb() -> Int32? {
         guard let w = web else { return nil }
-        kill(w.pid, SIGTERM)
+        w.signal(SIGTERM)
         let code = w.wait(timeout: 10)
         web = nil
         return code

@@ -1,6 +1,6 @@
 // libFuzzer target over the sound decoder and its clip checks (issue #6, "Sound files"), built by
 // reliability/fuzz-decoder with `swiftc -sanitize=fuzzer` from the AlarmCore and AlarmAudio
-// sources. Every input must end in a decision: a non-empty clip of finite samples within the
+// sources. Every input (decoded, and cut as `alarm sounds cut` would) must end in a decision: a non-empty clip of finite samples within the
 // limits, or a problem with a message. A crash, a hang (-timeout) or a failed check is a finding.
 import AlarmAudio
 import Foundation
@@ -22,6 +22,16 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(!clip.samples.contains { !$0.isFinite }, "non-finite samples")
     case .failure(let problem):
         precondition(problem.description.contains("fuzz.wav"), "a reason that does not name the sound: \(problem)")
+    }
+    // `alarm sounds cut` reads the same bytes another way (issue #24): a stretch from inside the
+    // file, then its FLAC encoding; it must end in a clip or a refusal.
+    do {
+        let clip = try SoundCutter.cut(path: path, name: "fuzz.wav", from: 0.01, length: 0.5)
+        precondition(clip.frameCount > 0 && clip.duration <= 0.5 + 1e-9, "a cut of \(clip.duration) s")
+        precondition(!clip.samples.contains { !$0.isFinite || abs($0) > 1 }, "cut samples out of range")
+        _ = try SoundCutter.encode(clip, as: .flac)
+    } catch {
+        precondition(!error.description.isEmpty)
     }
     return 0
 }

@@ -259,6 +259,25 @@
     }
   }
 
+  // The sound field offers the sounds that play (GET /api/sounds, fetched when it is first
+  // focused: inspecting every file takes a moment on a Pi), with container and length.
+  let soundsLoaded = false;
+  async function offerSounds() {
+    if (soundsLoaded) return;
+    soundsLoaded = true;
+    try {
+      const sounds = await api("GET", "/api/sounds");
+      $("sound-list").replaceChildren(...sounds.filter((s) => s.playable).map((s) => {
+        const o = document.createElement("option");
+        o.value = s.name;
+        o.label = s.name + " (" + s.container + ", " + Number(s.duration).toFixed(1) + " s)";
+        return o;
+      }));
+    } catch (e) {
+      soundsLoaded = false;  // tried again on the next focus
+    }
+  }
+
   async function add(event) {
     event.preventDefault();
     const value = (id) => { const v = $(id).value.trim(); return v === "" ? null : v; };
@@ -319,6 +338,7 @@
     $("expr").addEventListener("input", schedulePreview);
     for (const id of ["every", "from", "until"]) $(id).addEventListener("input", schedulePreview);
     $("skip-holidays").addEventListener("change", schedulePreview);
+    $("sound").addEventListener("focus", offerSounds);
     $("snooze").addEventListener("click", () => act(() => api("POST", "/api/snooze"), () => "snoozed"));
     $("stop").addEventListener("click", () => act(() => api("POST", "/api/stop"), () => "stopped"));
     $("ring-now").addEventListener("click", () => act(() => api("POST", "/api/ring"), () => "ringing now"));
