@@ -35,17 +35,25 @@ final class SndfileView {
 
     /// The new position, or -1 when it would be negative. The corresponding C function is `lseek`.
     func seek(_ offset: Int, whence: Int32) -> Int {
+        guard let target = Self.seekTarget(offset, whence: whence, position: position, length: file.size) else { return -1 }
+        position = target
+        return position
+    }
+
+    /// Where `lseek` semantics put a virtual file's position (libsndfile's `seek` callback, for
+    /// this view and for `MemoryFile`): nil for an unknown `whence`, a negative target or an
+    /// overflow.
+    static func seekTarget(_ offset: Int, whence: Int32, position: Int, length: Int) -> Int? {
         let base: Int
         switch whence {
         case SEEK_SET: base = 0
         case SEEK_CUR: base = position
-        case SEEK_END: base = file.size
-        default: return -1
+        case SEEK_END: base = length
+        default: return nil
         }
         let (target, overflow) = base.addingReportingOverflow(offset)
-        guard !overflow, target >= 0 else { return -1 }
-        position = target
-        return position
+        guard !overflow, target >= 0 else { return nil }
+        return target
     }
 
     var length: Int { file.size }

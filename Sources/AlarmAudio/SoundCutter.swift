@@ -220,8 +220,9 @@ final class MemoryFile {
             get_filelen: { sf_count_t(MemoryFile.from($0).bytes.count) },
             seek: { offset, whence, me in
                 let m = MemoryFile.from(me)
-                let base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? m.position : m.bytes.count
-                m.position = max(0, base + Int(offset))
+                guard let target = SndfileView.seekTarget(Int(offset), whence: whence, position: m.position, length: m.bytes.count)
+                else { return -1 }
+                m.position = target
                 return sf_count_t(m.position)
             },
             read: { buffer, count, me in

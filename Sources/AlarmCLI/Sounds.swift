@@ -172,7 +172,7 @@ struct SoundsCut: ParsableCommand {
     static func clock(_ s: Double) -> String {
         let whole = Int(s), frac = Text.fixed(s - Double(whole), 2).dropFirst()  // ".50"
         let h = whole / 3600, m = whole % 3600 / 60, sec = whole % 60
-        let ss = (sec < 10 ? "0" : "") + "\(sec)" + frac
-        return h > 0 ? "\(h):" + (m < 10 ? "0" : "") + "\(m):" + ss : "\(m):" + ss
+        let ss = Text.zeroPadded(sec, 2) + frac
+        return h > 0 ? "\(h):" + Text.zeroPadded(m, 2) + ":" + ss : "\(m):" + ss
     }
 }
