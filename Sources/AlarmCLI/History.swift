@@ -6,7 +6,22 @@ import FoundationEssentials
 
 /// `alarm history`: one entry per ring, newest last.
 struct History: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show what rang, when, and how it ended.")
+    static let configuration = CommandConfiguration(
+        abstract: "Show what rang, when, and how it ended.",
+        discussion: """
+            One entry per ring episode of an occurrence, or per occurrence that did not ring. An \
+            occurrence snoozed twice and stopped has three: snoozed, snoozed, stopped. The \
+            outcome (JSON key outcome) says how the episode ended: stopped (alarm stop; reason \
+            "stopped while snoozed" when it came during a snooze); snoozed (by hand, or by \
+            itself when nobody answered; never an occurrence's last entry); silenced (its ring \
+            length passed, or a newer ring took over, from a snooze too); ignored (nobody \
+            answered: it snoozed itself as often as allowed, then was silenced); missed (passed \
+            by more than the grace window: alarmd down, the clock set); failed (nothing could \
+            be played); paused (alarm pause covered it); skipped (a holiday, named in reason); \
+            ended (the alarm's last occurrence passed and the alarm was removed). JSON keys: \
+            alarm, scheduled, started, ended, outcome, sound, reason, late, and fallback and \
+            mixer where they apply.
+            """)
 
     @OptionGroup var options: SettingsOptions
 

@@ -155,8 +155,26 @@ public struct ExpressionError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         if let column {
-            return "invalid calendar expression '\(expression)': \(message) (at column \(column))"
+            return "invalid calendar expression '\(Self.printable(expression))': \(message) (at column \(column))"
         }
-        return "invalid calendar expression '\(expression)': \(message)"
+        return "invalid calendar expression '\(Self.printable(expression))': \(message)"
+    }
+
+    /// The expression as a message can show it, on one line: control characters escaped as
+    /// Swift writes them (`\t`, `\n`, `\r`, `\u{1B}`).
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\t": out += "\\t"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case _ where scalar.properties.generalCategory == .control:
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 }

@@ -19,8 +19,12 @@ import FoundationEssentials
 /// - **One sound at a time, newest wins.** Occurrences due together ring once (the latest one
 ///   plays; the others share its history entries). An occurrence that comes due while another
 ///   rings or is snoozed takes over: the ringing episode ends as `silenced` ("superseded by ..."),
-///   a pending snooze is dropped. A bedside alarm never stays silent because an older one was
-///   still ringing or snoozed.
+///   a pending snooze is dropped and recorded `silenced` too. A bedside alarm never stays silent
+///   because an older one was still ringing or snoozed.
+/// - **History says how every ring ended.** Each occurrence that rang ends with an entry other
+///   than `snoozed`: `stopped` (also "stopped while snoozed"), `silenced` (ring length, or
+///   superseded), `ignored`, `failed`, or `missed` (a snooze that ended while alarmd was down
+///   past the grace window).
 /// - **Zone changes move floating alarms only**, from the moment they are seen: occurrences up to
 ///   the event are computed in the old zone, later ones in the new zone. Pinned and absolute
 ///   alarms keep their instants.

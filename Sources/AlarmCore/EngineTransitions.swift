@@ -271,6 +271,7 @@ extension Engine {
             fx.stopAudio()
             fx.log(.notice, "\(Self.name(r.occurrence.alarm)) superseded by \(what)")
         case .snoozed(let r, let until):
+            endSnooze(r, .silenced, now: now, reason: "snooze until \(RFC3339.format(until, in: r.zone)) dropped: superseded by \(what)", &fx)
             fx.log(.notice, "snooze of \(Self.name(r.occurrence.alarm)) until \(RFC3339.format(until, in: r.zone)) dropped: superseded by \(what)")
         }
         state.ring = .idle
@@ -430,6 +431,7 @@ extension Engine {
             state.ring = .idle
             fx.log(.notice, "\(Self.name(r.occurrence.alarm)) stopped")
         case .snoozed(let r, _):
+            endSnooze(r, .stopped, now: now, reason: "stopped while snoozed", &fx)
             state.ring = .idle
             fx.log(.notice, "\(Self.name(r.occurrence.alarm)) stopped while snoozed: it will not ring again")
         }
@@ -500,6 +502,18 @@ extension Engine {
                 alarm: o.alarm, scheduled: o.scheduled, started: r.firstFrame, ended: now,
                 outcome: failed ? .failed : outcome, sound: r.playing, reason: why.isEmpty ? nil : why,
                 late: r.late, zone: r.zone, fallback: r.fallback, mixer: r.mixer))
+        }
+    }
+
+    /// The last entry of an occurrence ended while snoozed (`alarm stop`, a newer ring): its
+    /// `snoozed` entry is not the end of it. Nothing sounded in this episode (`started`, `sound`
+    /// nil); `ended` is when the snooze was ended.
+    func endSnooze(_ r: Ringing, _ outcome: RingOutcome, now: Date, reason: String, _ fx: inout Effects) {
+        for (i, o) in ([r.occurrence] + r.merged).enumerated() {
+            let why = i == 0 ? reason : "\(reason); rang together with \(Self.name(r.occurrence.alarm))"
+            fx.record(HistoryEntry(
+                alarm: o.alarm, scheduled: o.scheduled, started: nil, ended: now, outcome: outcome, sound: nil, reason: why,
+                late: false, zone: r.zone))
         }
     }
 

@@ -83,22 +83,10 @@ public struct EventTracker: Sendable {
             }
         }
         switch (kind, before, after) {
-        case (.stop, .snoozed(let r, _), .idle):
-            out.append(AlarmEvent(
-                AlarmEvent.Name.stopped, at: now, alarm: r.occurrence.alarm, label: r.label, scheduled: r.occurrence.scheduled,
-                reason: "stopped while snoozed", timeZone: r.zone))
         case (.snooze, .snoozed(_, let old), .snoozed(let r, let until)) where until != old:
             out.append(AlarmEvent(
                 AlarmEvent.Name.snoozed, at: now, alarm: r.occurrence.alarm, label: r.label, scheduled: r.occurrence.scheduled,
                 until: until, timeZone: r.zone))
-        case (_, .snoozed(let r, let until), .ringing(let n)) where n.occurrence != r.occurrence:
-            // A newer ring took the place of a snoozed one: its snooze is dropped, and it will
-            // not ring again (the engine keeps one ring at a time).
-            out.insert(AlarmEvent(
-                AlarmEvent.Name.silenced, at: now, alarm: r.occurrence.alarm, label: r.label, scheduled: r.occurrence.scheduled,
-                reason: "snooze until \(RFC3339.format(until, in: r.zone)) dropped: superseded by "
-                    + (n.occurrence.alarm.map { "alarm '\($0)'" } ?? "ring now"),
-                timeZone: r.zone), at: out.firstIndex { $0.event == AlarmEvent.Name.ringing } ?? out.endIndex)
         default:
             break
         }

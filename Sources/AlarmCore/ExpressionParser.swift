@@ -14,7 +14,8 @@
 /// What systemd (252) refuses is refused too (`20/4:00`, whose repetition never repeats;
 /// `00:00/60`; `*` in a list; `10..8:00`; `*-*~29`), except our extensions: weekday ranges that
 /// wrap around the week (`Fri..Mon`, which systemd refuses), `weekdays`, `weekends`, `daily TIME`,
-/// `*/STEP`, blanks anywhere between and around words, zone names in any case. Refused with a
+/// `*/STEP`, spaces anywhere between and around words, zone names in any case. Refused as systemd
+/// refuses them: control characters (a tab, a line break) anywhere. Refused with a
 /// message of their own although systemd takes them: fractional seconds, `@` timestamps, and
 /// expressions that never match (systemd takes those and never elapses).
 struct ExpressionParser {
@@ -66,6 +67,27 @@ struct ExpressionParser {
             col += 1
         }
         if current != nil { tokens.append((text[startIndex...], start)) }
+    }
+
+    /// The first control character (Unicode's Cc: U+0000 to U+001F, U+007F to U+009F) and its
+    /// column, as systemd refuses them: a tab, a line break or a NUL is never part of a calendar
+    /// expression, however it got into one (a pasted line, a script's trailing newline).
+    static func firstControl(_ text: String) -> (column: Int, name: String)? {
+        var column = 1
+        for ch in text {
+            if let scalar = ch.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+                switch scalar {
+                case "\t": return (column, "a tab")
+                case "\n", "\r": return (column, "a line break")
+                case "\0": return (column, "a NUL byte")
+                default:
+                    let hex = String(scalar.value, radix: 16, uppercase: true)
+                    return (column, "a control character (U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex))")
+                }
+            }
+            column += 1
+        }
+        return nil
     }
 
     func fail(_ message: String, _ column: Int? = nil) -> ExpressionError {
@@ -146,6 +168,9 @@ struct ExpressionParser {
     }
 
     func parse() throws -> CalendarExpression {
+        if let (column, name) = Self.firstControl(text) {
+            throw fail("it holds \(name): write it on one line, its words separated by spaces", column)
+        }
         guard !tokens.isEmpty else { throw fail("the expression is empty; write e.g. 'Mon..Fri 06:30'") }
         guard text.count <= 256 else { throw fail("the expression is longer than 256 characters") }
         if let at = tokens.first(where: { $0.text.hasPrefix("@") }) {

@@ -90,7 +90,8 @@ import Testing
             case .reacted, .ran, .reload, .ringNow: break
             }
         }
-        if rig.playing != nil { rig.send(.stop) }
+        // What still rings or waits in a snooze at the end is stopped, so that it ends too.
+        if rig.playing != nil || rig.status?.state == .snoozed { rig.send(.stop) }
         try EngineSoakTests().check(rig, book, seed: seed, steps: f.steps)
         f.occurrences = book.expected.count
         return f

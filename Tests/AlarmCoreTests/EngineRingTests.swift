@@ -116,6 +116,31 @@ import Testing
         #expect(rig.status?.state == .idle)
         rig.run(until: at("2026-05-04T08:00:00Z"))
         #expect(rig.rings.count == 1)
+        // History says how it ended (issue #23): snoozed, then stopped while snoozed, nothing
+        // sounding in that last episode.
+        #expect(rig.history.map(\.outcome) == [.snoozed, .stopped])
+        let last = try #require(rig.history.last)
+        #expect(last.alarm == "wake" && last.scheduled == at("2026-05-04T07:00:00Z"))
+        #expect(last.reason == "stopped while snoozed")
+        #expect(last.started == nil && last.sound == nil && last.ended == at("2026-05-04T07:01:00Z"))
+    }
+
+    @Test func aSnoozeSupersededByANewerRingEndsAsSilencedInHistory() throws {
+        var rig = Rig([try alarm("wake", "07:00"), try alarm("gym", "07:05")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.now = at("2026-05-04T07:01:00Z")
+        rig.send(.snooze(600))
+        rig.run(until: at("2026-05-04T07:05:00Z"))
+        #expect(rig.history.map { "\($0.alarm ?? "-") \($0.outcome)" } == ["wake snoozed", "wake silenced"])
+        let dropped = try #require(rig.history.last)
+        #expect(dropped.reason == "snooze until 2026-05-04T07:11:00+00:00 dropped: superseded by alarm 'gym'")
+        #expect(dropped.started == nil && dropped.ended == at("2026-05-04T07:05:00Z"))
+        // Ring now supersedes a snooze as well.
+        rig.now = at("2026-05-04T07:06:00Z")
+        rig.send(.snooze(600))
+        rig.send(.ringNow(sound: nil))
+        #expect(rig.history.suffix(2).map { "\($0.alarm ?? "-") \($0.outcome)" } == ["gym snoozed", "gym silenced"])
+        #expect(rig.history.last?.reason == "snooze until 2026-05-04T07:16:00+00:00 dropped: superseded by ring now")
     }
 
     @Test func autoSilenceAfterRingLength() throws {

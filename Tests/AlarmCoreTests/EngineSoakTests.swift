@@ -117,7 +117,8 @@ extension SplitMix64 {
             note("from \(RFC3339.format(from, in: Zone.utc)) roll \(roll) rings \(rig.rings[r0...].map { "\($0.alarm ?? "-")@\($0.scheduled)" }) history \(rig.history[h0...].map { "\($0.alarm ?? "-")@\($0.scheduled) \($0.outcome)" })", rig)
         }
         if ProcessInfo.processInfo.environment["SOAK_TRACE"] == "\(seed)" { print(trace.joined(separator: "\n")) }
-        if rig.playing != nil { rig.send(.stop) }
+        // What still rings or waits in a snooze at the end is stopped, so that it ends too.
+        if rig.playing != nil || rig.status?.state == .snoozed { rig.send(.stop) }
         try check(rig, book, seed: seed, steps: steps)
         if whenIgnored == .snooze {
             // The soak let rings go unanswered: some snoozed themselves, and some of those ended ignored.
@@ -214,27 +215,12 @@ extension SplitMix64 {
 
         var problems: [String] = []
         for (k, n) in terminalCount where n > 1 { problems.append("\(k) ended \(n) times") }
-        // Every occurrence that rang ends (stopped, silenced, ignored, missed, ...), unless its
-        // snooze was dropped: superseded by a newer ring, or stopped while snoozed. Then its last
-        // entry stays `snoozed` and the log says so. A snooze, by hand or by itself, that just
-        // never comes back is a silent alarm.
-        var dropped: [String: Int] = [:]
-        for (_, line) in rig.logs where (line.hasPrefix("snooze of '") && line.contains(" dropped: superseded by "))
-            || line.contains(" stopped while snoozed") {
-            if let open = line.firstIndex(of: "'"), let close = line[line.index(after: open)...].firstIndex(of: "'") {
-                dropped[String(line[line.index(after: open)..<close]), default: 0] += 1
-            }
-        }
-        var unended: [String: Int] = [:]
+        // Every occurrence that rang ends with an entry other than `snoozed` (stopped, silenced,
+        // ignored, missed, ...): a snooze stopped or superseded has an entry of its own (issue
+        // #23), and a snooze, by hand or by itself, that just never comes back is a silent alarm.
         for k in Set(order.map(\.0)) where !terminal.contains(k) {
-            unended[k.alarm, default: 0] += 1
             let entries = (seen[k] ?? []).compactMap { (h: Happening) -> HistoryEntry? in if case .entry(let e) = h { e } else { nil } }
-            if entries.last?.outcome != .snoozed {
-                problems.append("\(k) rang and never ended")
-            }
-        }
-        for (id, n) in unended where n > dropped[id] ?? 0 {
-            problems.append("'\(id)': \(n) occurrence(s) left snoozed for ever, \(dropped[id] ?? 0) snooze(s) dropped or stopped")
+            problems.append("\(k) rang and never ended: its history is \(entries.map(\.outcome))")
         }
         // Every fresh ring of a key comes before its terminal entry: at most one "first ring".
 

@@ -97,7 +97,7 @@ struct EventTrackerTests {
         #expect(r.events.last?.sound == "default")
     }
 
-    @Test("stop while snoozed is a stopped event, though it leaves no history; a snooze restarted is a snoozed event")
+    @Test("stop while snoozed is a stopped event, from its history entry; a snooze restarted is a snoozed event")
     func withoutHistory() throws {
         var r = EventRig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
         r.run(until: at("2026-05-04T07:00:00Z"))

@@ -91,6 +91,30 @@ struct SystemdCalendarTests {
         }
     }
 
+    @Test("control characters are refused where systemd refuses them, with their place, in a message on one line")
+    func controlCharacters() throws {
+        let cases: [(text: String, column: Int, name: String)] = [
+            ("Mon 06:30\n", 10, "a line break"), ("Mon\t06:30", 4, "a tab"), ("\tdaily", 1, "a tab"), ("06:30\r", 6, "a line break"),
+            ("*-12-25\u{1B} 08:00", 8, "a control character (U+001B)"), ("07:00 UTC\u{85}", 10, "a control character (U+0085)"),
+            ("Mon..Fri\u{0B}07:00", 9, "a control character (U+000B)"),
+        ]
+        for c in cases {
+            #expect(try SystemdAnalyze.refuses(c.text), "systemd takes '\(c.text.debugDescription)'")
+            do {
+                let e = try CalendarExpression(c.text)
+                Issue.record("\(c.text.debugDescription) was taken as '\(e)'")
+            } catch let error as ExpressionError {
+                #expect(error.column == c.column, "\(error)")
+                #expect(error.message.contains("holds \(c.name)"), "\(error)")
+                let shown = error.description
+                #expect(!shown.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(shown.debugDescription)")
+            }
+        }
+        // Spaces around and between words stay ours to take (systemd refuses them).
+        #expect(try SystemdAnalyze.refuses("  Mon..Fri   06:30 "))
+        #expect(try CalendarExpression("  Mon..Fri   06:30 ").description == "Mon..Fri *-*-* 06:30:00")
+    }
+
     @Test("systemd takes fractional seconds and @ timestamps; we refuse them and say so")
     func unsupported() throws {
         let texts = ["00:00:01.5", "*-*-* 07:00:00.250", "00:00:00/0.5", "@1767225600", "Mon @0"]
@@ -210,6 +234,20 @@ enum SystemdAnalyze {
             return dir + "/systemd-analyze"
         }
         throw ToolError(description: "systemd-analyze not found: scripts/deps installs it (Debian package systemd)")
+    }
+
+    /// True when `systemd-analyze calendar` refuses `text` (run alone: `calendar` names a refused
+    /// expression on stderr as given, which a line break in it would cut in two).
+    static func refuses(_ text: String) throws -> Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try executable())
+        p.arguments = ["calendar", "--", text]
+        p.environment = ["TZ": "UTC", "PATH": "/usr/bin:/bin", "LC_ALL": "C", "SYSTEMD_COLORS": "0", "SYSTEMD_PAGER": ""]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        return p.terminationStatus != 0
     }
 
     /// One result per expression, nil where systemd refuses it; `tz` is the TZ it runs in.

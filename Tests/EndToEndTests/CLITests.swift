@@ -116,6 +116,9 @@ struct CLITests {
         (["add", "07:00 Mars/Olympus"], "unknown time zone"),
         (["add", "07:00", "--zone", "Nowhere/Town"], "unknown time zone"),
         (["add", "07:61"], "minute 61"),
+        // As systemd refuses them (issue #23), shown on one line: a script's trailing newline, a tab.
+        (["add", "Mon 06:30\n"], "invalid calendar expression 'Mon 06:30\\n': it holds a line break"),
+        (["add", "Mon\t06:30"], "'Mon\\t06:30': it holds a tab"),
         (["add", "2020-01-01 07:00"], "never ring"),
         (["add", "--in", "soon"], "invalid duration"),
         (["add", "--at", "tomorrow"], "RFC 3339"),
