@@ -41,11 +41,20 @@ let package = Package(
         .target(name: "AlarmAudio", dependencies: ["AlarmCore", "AlarmSystem", "CAlsa", "CSndfile"]),
         // Swift wrappers over Linux calls: timerfd, inotify, FIFO, signals, sd_notify, atomic files, locks.
         .target(name: "AlarmSystem", dependencies: ["CLinux"]),
-        // The event loop that feeds AlarmCore and carries out its actions; store; status; history.
+        // What every front end shares (docs/architecture.md): configuration, the alarm store,
+        // history and the event log, the system zone and holidays files, the checks, and the
+        // actions the CLI and alarm-web both perform. No front end links AlarmDaemon.
+        .target(
+            name: "AlarmState",
+            dependencies: [
+                "AlarmCore", "AlarmAudio", "AlarmSystem",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The event loop that feeds AlarmCore and carries out its actions; status; ring state.
         .target(
             name: "AlarmDaemon",
             dependencies: [
-                "AlarmCore", "AlarmAudio", "AlarmSystem",
+                "AlarmCore", "AlarmAudio", "AlarmState", "AlarmSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -53,7 +62,7 @@ let package = Package(
         .target(
             name: "AlarmOptions",
             dependencies: [
-                "AlarmDaemon", "AlarmSystem", "CAlarmVersion",
+                "AlarmState", "AlarmSystem", "CAlarmVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -62,13 +71,13 @@ let package = Package(
         .target(
             name: "AlarmCLI",
             dependencies: [
-                "AlarmCore", "AlarmAudio", "AlarmDaemon", "AlarmOptions", "AlarmSystem", "AlarmWebAuth",
+                "AlarmCore", "AlarmAudio", "AlarmOptions", "AlarmState", "AlarmSystem", "AlarmWebAuth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .target(
             name: "AlarmdCommand",
             dependencies: [
-                "AlarmDaemon", "AlarmOptions",
+                "AlarmDaemon", "AlarmOptions", "AlarmState",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -76,7 +85,7 @@ let package = Package(
         .target(
             name: "AlarmHooks",
             dependencies: [
-                "AlarmCore", "AlarmDaemon", "AlarmOptions", "AlarmSystem",
+                "AlarmCore", "AlarmOptions", "AlarmState", "AlarmSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -89,19 +98,19 @@ let package = Package(
         .executableTarget(name: "alarmd", dependencies: ["AlarmdCommand"]),
         .executableTarget(name: "alarm-hooks", dependencies: ["AlarmHooks"]),
         .executableTarget(name: "AlarmMultiCall", dependencies: ["AlarmCLI", "AlarmdCommand", "AlarmHooks"]),
-        .executableTarget(name: "AlarmBench", dependencies: ["AlarmCore", "AlarmAudio", "AlarmDaemon"]),
+        .executableTarget(name: "AlarmBench", dependencies: ["AlarmCore", "AlarmAudio"]),
 
         .testTarget(name: "AlarmCoreTests", dependencies: ["AlarmCore"]),
         .testTarget(name: "AlarmAudioTests", dependencies: ["AlarmAudio", "AlarmTestSupport"]),
         .testTarget(name: "AlarmSystemTests", dependencies: ["AlarmSystem", "AlarmTestSupport"]),
-        .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmHooks"]),
+        .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmState", "AlarmHooks"]),
         .testTarget(name: "WebAuthTests", dependencies: ["AlarmWebAuth"]),
         // Real-audio harness shared by the test targets: a PulseAudio null sink and its recorder.
         .target(name: "AlarmTestSupport", path: "Tests/AlarmTestSupport"),
         // Runs the built binaries as processes.
         .testTarget(name: "EndToEndTests", dependencies: ["alarm", "alarmd", "alarm-hooks", "AlarmTestSupport"]),
         // Crash safety, FIFO abuse and sound-file fuzzing against the built binaries and the decoder.
-        .testTarget(name: "ReliabilityTests", dependencies: ["AlarmCore", "AlarmAudio", "AlarmSystem", "AlarmDaemon", "AlarmTestSupport", "alarm", "alarmd"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["AlarmCore", "AlarmAudio", "AlarmSystem", "AlarmDaemon", "AlarmState", "AlarmTestSupport", "alarm", "alarmd"]),
     ]
 )
 
@@ -119,13 +128,13 @@ if withWeb {
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ]
     package.targets += [
-        // alarm-web: the JSON API and the page, through the CLI's code, served by Hummingbird on
+        // alarm-web: the JSON API and the page, through AlarmState's actions (the CLI's), served by Hummingbird on
         // SwiftNIO's event loops. The page, its script and style and the OpenAPI document are
         // files in Resources/, embedded at build time.
         .target(
             name: "AlarmWeb",
             dependencies: [
-                "AlarmCLI", "AlarmCore", "AlarmDaemon", "AlarmOptions", "AlarmSystem", "AlarmWebAuth",
+                "AlarmCore", "AlarmOptions", "AlarmState", "AlarmSystem", "AlarmWebAuth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -145,7 +154,7 @@ if withWeb {
         .testTarget(
             name: "WebRouterTests",
             dependencies: [
-                "AlarmWeb", .product(name: "Hummingbird", package: "hummingbird"),
+                "AlarmWeb", "AlarmState", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         // alarm-web over real HTTP (and the page in headless Chromium) against the built binaries.

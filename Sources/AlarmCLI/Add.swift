@@ -1,7 +1,7 @@
 import AlarmOptions
 import AlarmAudio
 import AlarmCore
-import AlarmDaemon
+import AlarmState
 import ArgumentParser
 import FoundationEssentials
 
@@ -85,11 +85,11 @@ struct Add: ParsableCommand {
     }
 
     func run() throws {
-        let ctx = try Context(options)
+        let ctx = try AlarmContext(options)
         let (trigger, rules) = try schedule.apply(to: try makeTrigger(ctx), zone: ctx.zone, now: ctx.now)
         func duration(_ text: String?, _ flag: String) throws -> TimeInterval? {
             guard let text else { return nil }
-            do { return try Durations.parse(text) } catch { throw CLIError("\(flag): \(error)") }
+            do { return try Durations.parse(text) } catch { throw UserError("\(flag): \(error)") }
         }
         var alarm = Alarm(
             id: id ?? "", trigger: trigger, label: label, sound: sound, once: once,
@@ -98,14 +98,14 @@ struct Add: ParsableCommand {
             skipHolidays: schedule.skipHolidays, volumeFrom: volumeFrom,
             maxSnoozes: try maxSnoozes.map { text in try SnoozeLimit.parse(text) },
             whenIgnored: try whenIgnored.map { text in try WhenIgnored.parse(text) })
-        if let problem = Alarm.whyRulesDoNotFit(trigger: alarm.trigger, every: alarm.every) { throw CLIError(problem) }
+        if let problem = Alarm.whyRulesDoNotFit(trigger: alarm.trigger, every: alarm.every) { throw UserError(problem) }
         if let sound {
-            guard SoundSelection(sound).names?.isEmpty != true else { throw CLIError("--sound: no sound named in '\(sound)'") }
+            guard SoundSelection(sound).names?.isEmpty != true else { throw UserError("--sound: no sound named in '\(sound)'") }
             for name in SoundSelection(sound).names ?? [] {
-                do { try SoundLibrary.checkName(name) } catch { throw CLIError("--sound: \(error)") }
+                do { try SoundLibrary.checkName(name) } catch { throw UserError("--sound: \(error)") }
             }
         }
-        let (stored, next, replaced) = try ctx.commitAdd(alarm, describe: { Self.describe($0, ctx.zone) })
+        let (stored, next, replaced) = try ctx.commitAdd(alarm)
         alarm = stored
         print("\(replaced ? "replaced" : "added") \(alarm.id): next ring \(ctx.rfc3339(next, for: alarm)) (in \(Durations.spoken(next.timeIntervalSince(ctx.now))))")
         if let sound {
@@ -130,49 +130,38 @@ struct Add: ParsableCommand {
     private func fadeInSeconds() throws -> TimeInterval? {
         guard let fadeIn else { return nil }
         if let seconds = Double(fadeIn), seconds >= 0, seconds <= 600 { return seconds }
-        do { return try Durations.parse(fadeIn) } catch { throw CLIError("--fade-in: \(error)") }
+        do { return try Durations.parse(fadeIn) } catch { throw UserError("--fade-in: \(error)") }
     }
 
     /// The expression or instant typed; nil when neither (`--every` alone).
-    private func makeTrigger(_ ctx: Context) throws -> AlarmTrigger? {
+    private func makeTrigger(_ ctx: AlarmContext) throws -> AlarmTrigger? {
         // The store keeps an instant in whole seconds: the one checked against `created` and
         // printed here must be the one stored, or an alarm acknowledged "in 1 s" whose `created`
         // fell in the fraction cut off would be kept and never ring. `--in` rounds up (never
         // sooner than asked), `--at` as the store does.
         if let after {
             let d: TimeInterval
-            do { d = try Durations.parse(after) } catch { throw CLIError("--in: \(error)") }
+            do { d = try Durations.parse(after) } catch { throw UserError("--in: \(error)") }
             return .instant(Date(timeIntervalSince1970: ctx.now.addingTimeInterval(d).timeIntervalSince1970.rounded(.up)))
         }
         if let at {
             guard let date = RFC3339.parse(at) else {
-                throw CLIError("--at '\(at)' is not an RFC 3339 timestamp such as 2026-12-24T07:00:00+01:00")
+                throw UserError("--at '\(at)' is not an RFC 3339 timestamp such as 2026-12-24T07:00:00+01:00")
             }
             return .instant(Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
         }
         if expression.isEmpty { return nil }
         var expr: CalendarExpression
-        do { expr = try CalendarExpression(expression.joined(separator: " ")) } catch { throw CLIError(error) }
+        do { expr = try CalendarExpression(expression.joined(separator: " ")) } catch { throw UserError(error) }
         if let zone {
             let name: String
-            do { name = try Zones.canonicalName(zone) } catch { throw CLIError(error) }
+            do { name = try Zones.canonicalName(zone) } catch { throw UserError(error) }
             if let pinned = expr.zone, pinned != name {
-                throw CLIError("the expression names zone \(pinned) but --zone says \(name)")
+                throw UserError("the expression names zone \(pinned) but --zone says \(name)")
             }
             expr.zone = name
         }
         return .calendar(expr)
-    }
-
-    static func describe(_ alarm: Alarm, _ zone: Zone) -> String {
-        var text: String
-        switch alarm.trigger {
-        case .calendar(let e): text = e.description
-        case .instant(let t): text = RFC3339.format(t, in: Zone.utc)
-        }
-        let rules = alarm.rulesText(zone: alarm.displayZone(systemZone: zone))
-        if !rules.isEmpty { text += " " + rules }
-        return text
     }
 }
 

@@ -1,3 +1,4 @@
+import AlarmState
 import AlarmOptions
 import ArgumentParser
 

@@ -1,5 +1,5 @@
 import AlarmCore
-import AlarmDaemon
+import AlarmState
 import AlarmOptions
 import ArgumentParser
 import FoundationEssentials
@@ -35,7 +35,7 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         let (config, configProblem) = Configuration.resolveLeniently(flags: options.flags)
-        let ctx = Context(config: config)
+        let ctx = AlarmContext(config: config)
         let (running, why) = daemonRunning(ctx)
         let status = readStatus(ctx)
         let daemon: CheckFacts.Daemon = running ? .running(status) : .notRunning(why: why ?? "alarmd is not running")
@@ -69,7 +69,7 @@ struct CheckCommand: ParsableCommand {
     }
 
     /// What to check: the alarm named, every alarm (by next ring), or the next one to ring.
-    func targets(_ ctx: Context, status: EngineStatus?) -> [Preflight.Target] {
+    func targets(_ ctx: AlarmContext, status: EngineStatus?) -> [Preflight.Target] {
         let alarms: [Alarm]
         do { alarms = try ctx.store.load() } catch {
             // Outside the group the state directory is closed: only status.json tells what rings.
@@ -96,7 +96,7 @@ struct CheckCommand: ParsableCommand {
     }
 
     /// One block per alarm: a heading, one line per check, the verdict.
-    func describe(_ report: CheckReport, _ ctx: Context) -> String {
+    func describe(_ report: CheckReport, _ ctx: AlarmContext) -> String {
         var heading = report.alarm.map { "alarm '\($0)'" } ?? "no alarm"
         if let at = report.at {
             heading += " at \(RFC3339.format(at, in: report.zone)) (in \(Durations.spoken(at.timeIntervalSince(ctx.now))))"

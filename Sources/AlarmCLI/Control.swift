@@ -1,3 +1,4 @@
+import AlarmState
 import Glibc
 import AlarmOptions
 import AlarmCore
@@ -12,115 +13,7 @@ extension ExitCode {
     static let notAllowed = ExitCode(4)
 }
 
-/// Writes one line to alarmd's FIFO, then waits for status.json to show the effect. Never
-/// blocks on the FIFO: with no daemon it fails at once.
-///
-/// Slow is not failed: alarmd on a loaded machine (a Pi Zero during an upgrade, a flood of
-/// lines on its FIFO) may take seconds to get to the line. So the wait is `patience` (10 s) for
-/// alarmd to answer at all (status.json's `commands` count moves), then `settle` (2 s) after
-/// that answer for the effect (a refusal, such as a snooze with nothing ringing, is known then);
-/// after `noticeAfter` the CLI says that it is still waiting.
-struct ControlRequest {
-    let ctx: Context
-    let line: String
-
-    static let patience: TimeInterval = 10
-    static let settle: TimeInterval = 2
-    static let noticeAfter: TimeInterval = 2
-    /// Where "still waiting" goes: the CLI's stderr (set by `ControlOutcome.report`); nil for
-    /// alarm-web.
-    nonisolated(unsafe) static var notice: ((String) -> Void)?
-
-    /// Sends the line; the status that confirmed it, or nil when none did. A FIFO that cannot be
-    /// written (no daemon, not in the group) throws its `ControlFIFOError`.
-    func deliver(confirmed: (_ before: EngineStatus?, _ after: EngineStatus) -> Bool) throws -> EngineStatus? {
-        let before = readStatus(ctx)
-        let stamp = statusStamp()
-        try ControlFIFO.send(line: line, to: ctx.config.fifoPath)
-        // alarmd rewrites status.json (atomically: a new inode) after every command it handles.
-        let start = Date()
-        var deadline = start.addingTimeInterval(Self.patience)
-        var answered = false
-        var noticed = false
-        while Date() < deadline {
-            if statusStamp() != stamp {
-                let after = readStatus(ctx)
-                if let after, confirmed(before, after) { return after }
-                // alarmd also rewrites status.json on its own (a ring's sound starting, its
-                // pre-flight checks): only a moved command count says a line was handled. A
-                // status without the count (an older alarmd) answers by being rewritten.
-                if !answered, after?.commands == nil || after?.commands != before?.commands {
-                    answered = true
-                    deadline = min(deadline, Date().addingTimeInterval(Self.settle))
-                }
-            }
-            if !noticed, !answered, Date().timeIntervalSince(start) >= Self.noticeAfter {
-                noticed = true
-                Self.notice?("waiting for alarmd to confirm '\(line)' (it is slow to answer; up to \(Int(Self.patience)) s)")
-            }
-            usleep(20_000)
-        }
-        return nil
-    }
-
-    /// Identifies one write of status.json: its inode and modification time.
-    private func statusStamp() -> [String]? {
-        guard let a = try? FileManager.default.attributesOfItem(atPath: ctx.config.statusPath) else { return nil }
-        return ["\(a[.systemFileNumber] ?? "")", "\((a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"]
-    }
-}
-
-/// What `alarm snooze`, `stop` and `ring` came to, for the CLI and for alarm-web: done or not,
-/// the line the CLI prints (on stdout when done, on stderr when not), and alarmd's status after.
-struct ControlOutcome {
-    var done: Bool
-    var message: String
-    var status: EngineStatus?
-
-    /// `alarm snooze [DURATION]`.
-    static func snooze(_ ctx: Context, duration: String?) throws -> ControlOutcome {
-        let request = ControlRequest(ctx: ctx, line: "snooze" + (duration.map { " " + $0 } ?? ""))
-        // alarmd refuses a snooze past the alarm's limit (and logs it); status.json then shows it
-        // still ringing with its snoozes used up.
-        let after = try request.deliver(confirmed: { _, after in after.state == .snoozed || Snooze.limitReached(after) })
-        if let after, let refusal = Snooze.refusal(after) {
-            return ControlOutcome(done: false, message: refusal, status: after)
-        }
-        if let after, let until = after.snoozedUntil {
-            return ControlOutcome(done: true, message: "snoozed until \(ctx.clock(until))", status: after)
-        }
-        let now = readStatus(ctx)
-        if let now, let refusal = Snooze.refusal(now) {
-            return ControlOutcome(done: false, message: refusal, status: now)
-        }
-        return ControlOutcome(done: false, message: "nothing was snoozed: \(now.map { describe($0, ctx) } ?? "no status from alarmd")", status: now)
-    }
-
-    /// `alarm stop`.
-    static func stop(_ ctx: Context) throws -> ControlOutcome {
-        if let before = readStatus(ctx), before.state == .idle {
-            // Still tell the daemon (its status may lag a ring that just began), then report.
-            _ = try ControlRequest(ctx: ctx, line: "stop").deliver { _, after in after.state == .idle }
-            let now = readStatus(ctx) ?? before
-            return ControlOutcome(done: false, message: "nothing to stop: \(describe(now, ctx))", status: now)
-        }
-        if let after = try ControlRequest(ctx: ctx, line: "stop").deliver(confirmed: { _, after in after.state == .idle }) {
-            return ControlOutcome(done: true, message: "stopped", status: after)
-        }
-        let now = readStatus(ctx)
-        return ControlOutcome(done: false, message: "alarmd did not confirm the stop: \(now.map { describe($0, ctx) } ?? "no status")", status: now)
-    }
-
-    /// `alarm ring [--sound NAME]`.
-    static func ring(_ ctx: Context, sound: String?) throws -> ControlOutcome {
-        let request = ControlRequest(ctx: ctx, line: "ring" + (sound.map { " " + $0 } ?? ""))
-        if let after = try request.deliver(confirmed: { _, after in after.state == .ringing }) {
-            return ControlOutcome(done: true, message: describe(after, ctx), status: after)
-        }
-        let now = readStatus(ctx)
-        return ControlOutcome(done: false, message: "alarmd did not confirm ringing: \(now.map { describe($0, ctx) } ?? "no status")", status: now)
-    }
-
+extension ControlOutcome {
     /// Prints the outcome as the CLI does; exit 1 when not done, 3 when alarmd does not run, 4
     /// when this user may not write its FIFO.
     static func report(_ body: () throws -> ControlOutcome) throws {
@@ -149,25 +42,8 @@ struct Snooze: ParsableCommand {
     }
 
     func run() throws {
-        let ctx = try Context(options, lenient: true)
+        let ctx = try AlarmContext(options, lenient: true)
         try ControlOutcome.report { try .snooze(ctx, duration: duration) }
-    }
-}
-
-extension Snooze {
-    static func limitReached(_ s: EngineStatus) -> Bool {
-        s.state != .idle && refusal(who: "", s) != nil
-    }
-
-    /// The message for a snooze alarmd refused (alarmd's own text); nil when it was not refused.
-    /// A ring just snoozed for the last time allowed is not a refusal: it shows as snoozed.
-    static func refusal(_ s: EngineStatus) -> String? {
-        guard s.state == .ringing else { return nil }
-        return refusal(who: s.label.map { "'\($0)'" } ?? s.alarm.map { "'\($0)'" } ?? "the alarm", s)
-    }
-
-    private static func refusal(who: String, _ s: EngineStatus) -> String? {
-        SnoozeLimit.refusal(who: who, snoozes: s.snoozes ?? 0, max: s.maxSnoozes)
     }
 }
 
@@ -176,7 +52,7 @@ struct Stop: ParsableCommand {
     @OptionGroup var options: SettingsOptions
 
     func run() throws {
-        let ctx = try Context(options, lenient: true)
+        let ctx = try AlarmContext(options, lenient: true)
         try ControlOutcome.report { try .stop(ctx) }
     }
 }
@@ -191,7 +67,7 @@ struct Ring: ParsableCommand {
     }
 
     func run() throws {
-        let ctx = try Context(options, lenient: true)
+        let ctx = try AlarmContext(options, lenient: true)
         try ControlOutcome.report { try .ring(ctx, sound: sound) }
     }
 }

@@ -1,6 +1,6 @@
 import AlarmAudio
 import AlarmCore
-import AlarmDaemon
+import AlarmState
 import AlarmOptions
 import ArgumentParser
 import FoundationEssentials

@@ -1,6 +1,6 @@
 import AlarmOptions
 import AlarmCore
-import AlarmDaemon
+import AlarmState
 import ArgumentParser
 import FoundationEssentials
 
@@ -32,9 +32,9 @@ struct History: ParsableCommand {
     var last: Int?
 
     func run() throws {
-        let ctx = try Context(options)
+        let ctx = try AlarmContext(options)
         let log = HistoryLog(stateDir: ctx.config.stateDir)
-        var (entries, unreadable) = try { do { return try log.read() } catch { throw CLIError(error) } }()
+        var (entries, unreadable) = try { do { return try log.read() } catch { throw UserError(error) } }()
         if let last { entries = Array(entries.suffix(max(0, last))) }
         if unreadable > 0 { printError("warning: \(unreadable) unreadable line(s) in \(log.path) were skipped") }
         if json {
@@ -58,11 +58,4 @@ struct History: ParsableCommand {
         }
         printTable(rows)
     }
-}
-
-/// What `alarm history --json` prints.
-func historyJSON(_ entries: [HistoryEntry]) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return String(decoding: try encoder.encode(entries), as: UTF8.self)
 }

@@ -1,3 +1,4 @@
+import AlarmState
 import AlarmSystem
 import AlarmOptions
 import AlarmCore
@@ -15,19 +16,19 @@ struct Import: ParsableCommand {
     var file: String
 
     func run() throws {
-        let ctx = try Context(options)
+        let ctx = try AlarmContext(options)
         let data: Data
         do {
-            data = Data(try AtomicFile.read(file == "-" ? "/dev/stdin" : file) ?? { throw CLIError("cannot read \(file): no such file") }())
-        } catch let error as CLIError { throw error } catch { throw CLIError("cannot read \(file): \(error)") }
+            data = Data(try AtomicFile.read(file == "-" ? "/dev/stdin" : file) ?? { throw UserError("cannot read \(file): no such file") }())
+        } catch let error as UserError { throw error } catch { throw UserError("cannot read \(file): \(error)") }
         let incoming: [Alarm]
         do { incoming = try JSONDecoder().decode([Alarm].self, from: data) } catch {
-            throw CLIError("\(file) is not an alarm list (the format of alarm list --json): \(error)")
+            throw UserError("\(file) is not an alarm list (the format of alarm list --json): \(error)")
         }
         var seen = Set<String>()
         for alarm in incoming {
-            do { try Alarm.validate(id: alarm.id) } catch { throw CLIError("\(file): \(error)") }
-            guard seen.insert(alarm.id).inserted else { throw CLIError("\(file): the id '\(alarm.id)' appears twice") }
+            do { try Alarm.validate(id: alarm.id) } catch { throw UserError("\(file): \(error)") }
+            guard seen.insert(alarm.id).inserted else { throw UserError("\(file): the id '\(alarm.id)' appears twice") }
         }
         var replaced = 0
         do {
@@ -47,7 +48,7 @@ struct Import: ParsableCommand {
                     }
                 }
             }
-        } catch { throw CLIError(error) }
+        } catch { throw UserError(error) }
         print("imported \(incoming.count) alarm(s)\(replaced > 0 ? " (\(replaced) replaced)" : "")")
     }
 }

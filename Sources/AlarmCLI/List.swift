@@ -1,3 +1,4 @@
+import AlarmState
 import AlarmOptions
 import AlarmCore
 import ArgumentParser
@@ -13,7 +14,7 @@ struct List: ParsableCommand {
     var json = false
 
     func run() throws {
-        let ctx = try Context(options)
+        let ctx = try AlarmContext(options)
         let alarms = try ctx.loadAlarms()
         if json {
             print(try ctx.json(alarms))
@@ -75,7 +76,7 @@ struct Export: ParsableCommand {
     @OptionGroup var options: SettingsOptions
 
     func run() throws {
-        let ctx = try Context(options)
+        let ctx = try AlarmContext(options)
         print(try ctx.json(try ctx.loadAlarms()))
     }
 }

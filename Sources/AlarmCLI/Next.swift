@@ -1,3 +1,4 @@
+import AlarmState
 import AlarmOptions
 import AlarmCore
 import ArgumentParser
@@ -13,7 +14,7 @@ struct Next: ParsableCommand {
     var json = false
 
     func run() throws {
-        let ctx = try Context(options)
+        let ctx = try AlarmContext(options)
         let alarms = try ctx.loadAlarms()
         let upcoming = alarms.compactMap { a in ctx.nextRing(a).map { (a, $0) } }.min { $0.1 < $1.1 }
         // Paused alarms are passed over above; say so, so that a vacation is never a surprise.
@@ -28,16 +29,5 @@ struct Next: ParsableCommand {
         } else {
             print("\(alarm.id) in \(Durations.spoken(at.timeIntervalSince(ctx.now))) (\(ctx.short(at)), \(ctx.rfc3339(at, for: alarm)))")
         }
-    }
-}
-
-extension Context {
-    /// What `alarm next --json` prints for the alarm that rings next: `{"at", "id", "in"}`.
-    func nextJSON(_ alarm: Alarm, at: Date) throws -> String {
-        struct Next: Encodable { let id: String, at: String, `in`: Int }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let next = Next(id: alarm.id, at: rfc3339(at, for: alarm), in: Int(at.timeIntervalSince(now).rounded(.up)))
-        return String(decoding: try encoder.encode(next), as: UTF8.self)
     }
 }

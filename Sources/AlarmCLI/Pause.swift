@@ -1,3 +1,4 @@
+import AlarmState
 import AlarmCore
 import AlarmOptions
 import ArgumentParser
@@ -38,10 +39,10 @@ struct Pause: ParsableCommand {
     }
 
     func run() throws {
-        let ctx = try Context(options)
+        let ctx = try AlarmContext(options)
         var pause = AlarmCore.Pause.indefinitely
         if let until {
-            do { pause = .until(try ScheduleBound.parse(until)) } catch { throw CLIError("--until: \(error)") }
+            do { pause = .until(try ScheduleBound.parse(until)) } catch { throw UserError("--until: \(error)") }
         } else if let length {
             let seconds: Int64
             do {
@@ -50,13 +51,13 @@ struct Pause: ParsableCommand {
                 case .weeks(let n): seconds = Int64(n) * 604_800
                 case .seconds(let s): seconds = s
                 }
-            } catch { throw CLIError("--for: \(error)") }
+            } catch { throw UserError("--for: \(error)") }
             pause = .until(.instant(Date(timeIntervalSince1970: (ctx.now.timeIntervalSince1970 + Double(seconds)).rounded(.up))))
         }
         let changed = try ctx.changeEach(ids: ids, all: all, done: "paused") { a in
             a.pause = pause
             if case .until = pause, let end = a.pauseEnd(systemZone: ctx.zone), end <= ctx.now {
-                throw CLIError("--until \(until ?? ""): the pause would already be over for '\(a.id)' (\(ctx.rfc3339(end, for: a)))")
+                throw UserError("--until \(until ?? ""): the pause would already be over for '\(a.id)' (\(ctx.rfc3339(end, for: a)))")
             }
         }
         if changed.isEmpty { print("no alarms to pause") }

@@ -1,3 +1,4 @@
+import AlarmState
 import Glibc
 import AlarmSystem
 import AlarmAudio

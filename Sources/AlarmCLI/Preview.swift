@@ -1,5 +1,5 @@
 import AlarmCore
-import AlarmDaemon
+import AlarmState
 import AlarmOptions
 import ArgumentParser
 import FoundationEssentials
@@ -66,11 +66,11 @@ struct Preview: ParsableCommand {
     func run() throws {
         let config = options.lenientConfiguration()
         let systemZone: Zone
-        do { systemZone = try zone.map { try Zones.zone(named: $0) } ?? SystemZone.current(config) } catch { throw CLIError(error) }
+        do { systemZone = try zone.map { try Zones.zone(named: $0) } ?? SystemZone.current(config) } catch { throw UserError(error) }
         var start = Date()
         if let after {
             guard let parsed = RFC3339.parse(after) else {
-                throw CLIError("--after '\(after)' is not an RFC 3339 timestamp such as 2026-03-08T00:00:00-05:00")
+                throw UserError("--after '\(after)' is not an RFC 3339 timestamp such as 2026-03-08T00:00:00-05:00")
             }
             start = parsed
         }
@@ -107,7 +107,7 @@ struct Preview: ParsableCommand {
             }
         }
         if rings == 0 && pauseNote == nil {
-            throw CLIError("'\(describe(alarm))' never rings after \(RFC3339.format(start, in: shown))")
+            throw UserError("'\(describe(alarm))' never rings after \(RFC3339.format(start, in: shown))")
         }
     }
 
@@ -123,15 +123,15 @@ struct Preview: ParsableCommand {
         var trigger: AlarmTrigger? = nil
         if let inDuration {
             let d: TimeInterval
-            do { d = try Durations.parse(inDuration) } catch { throw CLIError("--in: \(error)") }
+            do { d = try Durations.parse(inDuration) } catch { throw UserError("--in: \(error)") }
             trigger = .instant(Date(timeIntervalSince1970: start.addingTimeInterval(d).timeIntervalSince1970.rounded(.up)))
         } else if let instant {
             guard let t = RFC3339.parse(instant) else {
-                throw CLIError("--at '\(instant)' is not an RFC 3339 timestamp such as 2026-12-24T07:00:00+01:00")
+                throw UserError("--at '\(instant)' is not an RFC 3339 timestamp such as 2026-12-24T07:00:00+01:00")
             }
             trigger = .instant(Date(timeIntervalSince1970: t.timeIntervalSince1970.rounded(.down)))
         } else if !expression.isEmpty {
-            do { trigger = .calendar(try CalendarExpression(expression.joined(separator: " "))) } catch { throw CLIError(error) }
+            do { trigger = .calendar(try CalendarExpression(expression.joined(separator: " "))) } catch { throw UserError(error) }
         }
         return try schedule.previewAlarm(trigger, zone: systemZone, now: start)
     }
@@ -144,7 +144,7 @@ struct Preview: ParsableCommand {
             printError("warning: no holidays file: set 'holidays = FILE' in \(config.configPath) or give --holidays FILE")
             return .empty
         }
-        do { return try HolidaysFile.load(path) } catch { throw CLIError(error) }
+        do { return try HolidaysFile.load(path) } catch { throw UserError(error) }
     }
 
     private func describe(_ alarm: Alarm) -> String {

@@ -1,3 +1,4 @@
+import AlarmState
 import AlarmOptions
 import AlarmCore
 import ArgumentParser
@@ -19,7 +20,7 @@ struct Remove: ParsableCommand {
     }
 
     func run() throws {
-        let ctx = try Context(options)
+        let ctx = try AlarmContext(options)
         do {
             if all {
                 let n = try ctx.store.removeAll()
@@ -29,7 +30,7 @@ struct Remove: ParsableCommand {
             let missing = try ctx.store.remove(ids: ids)
             let removed = ids.filter { !missing.contains($0) }
             if !removed.isEmpty { print("removed \(removed.joined(separator: ", "))") }
-            if !missing.isEmpty { throw CLIError("no alarm with id \(missing.map { "'\($0)'" }.joined(separator: ", "))") }
-        } catch let error as CLIError { throw error } catch { throw CLIError(error) }
+            if !missing.isEmpty { throw UserError("no alarm with id \(missing.map { "'\($0)'" }.joined(separator: ", "))") }
+        } catch let error as UserError { throw error } catch { throw UserError(error) }
     }
 }

@@ -1,3 +1,4 @@
+import AlarmState
 import AlarmCore
 import AlarmOptions
 import ArgumentParser
@@ -20,7 +21,7 @@ struct Resume: ParsableCommand {
     }
 
     func run() throws {
-        let ctx = try Context(options)
+        let ctx = try AlarmContext(options)
         var wasPaused = Set<String>()
         let changed = try ctx.changeEach(ids: ids, all: all, done: "resumed") { a in
             if a.pause != nil, a.isPaused(at: ctx.now, systemZone: ctx.zone) { wasPaused.insert(a.id) }

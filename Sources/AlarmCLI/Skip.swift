@@ -1,3 +1,4 @@
+import AlarmState
 import AlarmOptions
 import AlarmCore
 import ArgumentParser
@@ -21,10 +22,10 @@ struct Unskip: ParsableCommand {
 }
 
 private func setSkip(_ options: SettingsOptions, id: String, _ skip: Bool) throws {
-    let ctx = try Context(options)
+    let ctx = try AlarmContext(options)
     let updated: Alarm?
-    do { updated = try ctx.store.setSkipNext(id: id, skip) } catch { throw CLIError(error) }
-    guard let alarm = updated else { throw CLIError("no alarm with id '\(id)'") }
+    do { updated = try ctx.store.setSkipNext(id: id, skip) } catch { throw UserError(error) }
+    guard let alarm = updated else { throw UserError("no alarm with id '\(id)'") }
     // The next occurrence that would ring (pauses and holidays pass over theirs).
     var plain = alarm
     plain.skipNext = false

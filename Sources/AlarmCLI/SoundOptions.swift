@@ -1,5 +1,5 @@
 import AlarmAudio
-import AlarmDaemon
+import AlarmState
 import ArgumentParser
 
 /// Options shared by the commands that look sounds up. The directories (and, for `play`, the
@@ -11,7 +11,7 @@ struct SoundOptions: ParsableArguments {
     var soundsDir: String?
 
     func configuration(device: String? = nil) throws -> Configuration {
-        do { return try Configuration.resolve(flags: .init(soundsDir: soundsDir, device: device)) } catch { throw CLIError(error) }
+        do { return try Configuration.resolve(flags: .init(soundsDir: soundsDir, device: device)) } catch { throw UserError(error) }
     }
 
     var library: SoundLibrary {

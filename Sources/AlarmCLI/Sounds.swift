@@ -1,3 +1,4 @@
+import AlarmState
 import AlarmCore
 import AlarmAudio
 import ArgumentParser
@@ -44,59 +45,6 @@ struct Sounds: ParsableCommand {
     }
 }
 
-/// One line of `alarm sounds`; `reason` and `duration` are written as null when absent.
-struct SoundEntry: Encodable {
-    /// Every sound of the directories, inspected.
-    static func all(_ library: SoundLibrary) -> [SoundEntry] { library.names().map { SoundEntry(library.inspect($0)) } }
-
-    /// `alarm sounds --json` (and alarm-web's `GET /api/sounds`).
-    static func json(_ entries: [SoundEntry]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(entries), as: UTF8.self)
-    }
-
-    var name: String
-    var playable: Bool
-    var duration: Double?
-    var reason: String?
-    var kind: String?
-    var container: String?
-    var format: String?
-    var channels: Int?
-    var rate: Int?
-    var path: String?
-
-    init(_ i: SoundInspection) {
-        name = i.name
-        playable = i.playable
-        duration = i.duration.map { ($0 * 1000).rounded() / 1000 }
-        reason = i.problem?.description
-        kind = i.problem?.kind
-        container = i.format?.container.rawValue
-        format = i.format?.format
-        channels = i.format?.channels
-        rate = i.format?.sampleRate
-        path = i.path.isEmpty ? nil : i.path
-    }
-
-    enum CodingKeys: String, CodingKey { case name, playable, duration, reason, kind, container, format, channels, rate, path }
-
-    func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(name, forKey: .name)
-        try c.encode(playable, forKey: .playable)
-        try c.encode(duration, forKey: .duration)  // Optional.encode writes null
-        try c.encode(reason, forKey: .reason)
-        try c.encode(kind, forKey: .kind)
-        try c.encode(container, forKey: .container)
-        try c.encode(format, forKey: .format)
-        try c.encode(channels, forKey: .channels)
-        try c.encode(rate, forKey: .rate)
-        try c.encode(path, forKey: .path)
-    }
-}
-
 /// `alarm sounds cut FILE --from TIME [--length DURATION] [--name NAME] [--force]` (issue #24).
 struct SoundsCut: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -127,14 +75,14 @@ struct SoundsCut: ParsableCommand {
 
     func run() throws {
         let start: Double
-        do { start = try Durations.position(from) } catch { throw CLIError(error) }
+        do { start = try Durations.position(from) } catch { throw UserError(error) }
         var seconds = ClipLimits.maxDuration
         if let length {
-            do { seconds = try Durations.parse(length) } catch { throw CLIError(error) }
+            do { seconds = try Durations.parse(length) } catch { throw UserError(error) }
         }
         var isDirectory = false
         guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory else {
-            throw CLIError("cannot cut: \(file): no such file")
+            throw UserError("cannot cut: \(file): no such file")
         }
         let configuration = try sounds.configuration()
         let directory = configuration.userSoundsDirectory
@@ -143,7 +91,7 @@ struct SoundsCut: ParsableCommand {
             // A clip of this name in a directory searched before ours would play instead of it.
             let library = configuration.soundLibrary
             if let found = try? library.resolve(fileName), !found.hasPrefix(SoundLibrary.realpath(directory).map { $0 + "/" } ?? directory + "/") {
-                throw CLIError("a sound named \(fileName) exists in \(found) and would play instead of the clip; give another --name")
+                throw UserError("a sound named \(fileName) exists in \(found) and would play instead of the clip; give another --name")
             }
             if !force, FileManager.default.fileExists(atPath: directory + "/" + fileName) {
                 throw SoundCutter.Refusal.exists(directory + "/" + fileName)
@@ -156,7 +104,7 @@ struct SoundsCut: ParsableCommand {
             let short = clip.duration + 0.0005 < min(seconds, ClipLimits.maxDuration) ? " (the file ends there)" : ""
             print("cut \(fileName): \(Text.fixed(clip.duration, 2)) s from \(Self.clock(start)) to \(Self.clock(end)) of \(file)\(short), written to \(path)")
         } catch let refusal as SoundCutter.Refusal {
-            throw CLIError(refusal.description)
+            throw UserError(refusal.description)
         }
     }
 

@@ -1,5 +1,5 @@
 import AlarmCore
-import AlarmDaemon
+import AlarmState
 import AlarmOptions
 import AlarmSystem
 import ArgumentParser
@@ -38,7 +38,7 @@ struct Watch: ParsableCommand {
     }
 
     func run() throws {
-        let ctx = try Context(options, lenient: true)
+        let ctx = try AlarmContext(options, lenient: true)
         let path = ctx.config.eventsPath
         // A reader that left (`alarm watch | head -3`) ends this with EPIPE, not a signal.
         try SignalFD.ignore(.pipe)
@@ -54,7 +54,7 @@ struct Watch: ParsableCommand {
                 } ?? "permission denied: not allowed to read \(path); join the group that owns it, or use sudo")
             throw ExitCode.notAllowed
         } catch {
-            throw CLIError("cannot follow \(path): \(error)")
+            throw UserError("cannot follow \(path): \(error)")
         }
         if !daemonRunning(ctx).running { printError("alarmd is not running; waiting for its events") }
         let loop = try EventLoop()

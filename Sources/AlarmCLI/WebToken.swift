@@ -1,3 +1,4 @@
+import AlarmState
 import AlarmOptions
 import AlarmSystem
 import AlarmWebAuth
@@ -27,9 +28,9 @@ struct WebToken: ParsableCommand {
             // Group alarm may read it (alarm-web runs in it); without such a group (a
             // development machine), the file stays with the writer's group.
             let group = (try? Accounts.groupID(named: "alarm")) ?? nil
-            do { print(try file.rotate(group: group)) } catch { throw CLIError(error) }
+            do { print(try file.rotate(group: group)) } catch { throw UserError(error) }
             return
         }
-        do { print(try file.read()) } catch { throw CLIError(error) }
+        do { print(try file.read()) } catch { throw UserError(error) }
     }
 }

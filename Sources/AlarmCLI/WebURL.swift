@@ -1,3 +1,4 @@
+import AlarmState
 import AlarmOptions
 import AlarmSystem
 import AlarmWebAuth
@@ -18,7 +19,7 @@ struct WebURL: ParsableCommand {
     func run() throws {
         let config = try options.configuration()
         let listen: ListenAddress
-        do { listen = try ListenAddress(config.webListen) } catch { throw CLIError("\(config.configPath): \(error)") }
+        do { listen = try ListenAddress(config.webListen) } catch { throw UserError("\(config.configPath): \(error)") }
         if listen.isWildcard {
             let candidates = NetworkInterfaces.addresses().filter {
                 !$0.isLoopback && (listen.host == "::" || !$0.isIPv6) && !$0.address.hasPrefix("fe80:")

@@ -1,3 +1,4 @@
+import AlarmState
 import AlarmAudio
 import AlarmCore
 import AlarmSystem

@@ -1,3 +1,4 @@
+import AlarmState
 import AlarmCore
 import AlarmSystem
 import FoundationEssentials

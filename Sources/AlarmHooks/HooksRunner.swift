@@ -1,5 +1,5 @@
 import AlarmCore
-import AlarmDaemon
+import AlarmState
 import AlarmSystem
 import FoundationEssentials
 import Logging

@@ -1,4 +1,4 @@
-import AlarmDaemon
+import AlarmState
 import ArgumentParser
 import AlarmSystem
 import FoundationEssentials

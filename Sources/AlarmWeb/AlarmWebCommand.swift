@@ -1,6 +1,5 @@
-import AlarmCLI
 import AlarmCore
-import AlarmDaemon
+import AlarmState
 import AlarmOptions
 import AlarmSystem
 import AlarmWebAuth

@@ -1,4 +1,4 @@
-import AlarmCLI
+import AlarmState
 import AlarmCore
 import AlarmWebAuth
 import FoundationEssentials

@@ -1,4 +1,4 @@
-import AlarmCLI
+import AlarmState
 import AlarmWebAuth
 import FoundationEssentials
 

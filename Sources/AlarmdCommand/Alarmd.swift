@@ -1,4 +1,5 @@
 import AlarmDaemon
+import AlarmState
 import AlarmOptions
 import AlarmSystem
 import ArgumentParser

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import AlarmDaemon
+@testable import AlarmState
 
 /// Two real processes and this one writing the same store at once: the test binary runs itself
 /// again, filtered to `childWriter`, which only runs when the parent asks for it.

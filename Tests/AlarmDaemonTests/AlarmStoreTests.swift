@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import AlarmDaemon
+@testable import AlarmState
 
 func stateDirectory() throws -> String {
     let path = NSTemporaryDirectory() + "alarm-store-" + UUID().uuidString

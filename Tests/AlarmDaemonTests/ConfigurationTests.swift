@@ -1,5 +1,6 @@
 import AlarmCore
 import AlarmDaemon
+import AlarmState
 import Foundation
 import Testing
 

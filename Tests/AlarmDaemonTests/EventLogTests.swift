@@ -4,6 +4,7 @@ import Glibc
 import Testing
 
 @testable import AlarmDaemon
+@testable import AlarmState
 
 /// Issue #13: alarmd's event log and its readers. Real files, real inotify, a real writer thread.
 @Suite("EventLog and EventFollower (issue #13)", .serialized)

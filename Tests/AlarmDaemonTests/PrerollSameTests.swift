@@ -1,5 +1,6 @@
 import AlarmCore
 @testable import AlarmDaemon
+@testable import AlarmState
 import Foundation
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import AlarmDaemon
+@testable import AlarmState
 
 /// Issue #9: alarmd's reloads decode only the alarm objects whose bytes changed.
 @Suite struct ReloadCacheTests {

@@ -1,5 +1,6 @@
 import AlarmCore
 import AlarmDaemon
+import AlarmState
 import AlarmTestSupport
 import Foundation
 import Testing

@@ -1,5 +1,4 @@
-import AlarmCLI
-import AlarmDaemon
+import AlarmState
 import AlarmWeb
 import AlarmWebAuth
 import Foundation

@@ -1,6 +1,5 @@
 import AlarmAudio
 import AlarmCore
-import AlarmDaemon
 import AlarmSystem
 import FoundationEssentials
 
@@ -39,7 +38,7 @@ public struct AlarmActions: Sendable {
 
     public init(config: Configuration) { self.config = config }
 
-    private var ctx: Context { Context(config: config) }
+    private var ctx: AlarmContext { AlarmContext(config: config) }
 
     // MARK: Reading
 
@@ -102,7 +101,7 @@ public struct AlarmActions: Sendable {
             throw ActionError(.badInput, "\(error)")
         }
         let start = Date()
-        var options = ScheduleOptions()
+        var options = ScheduleRules()
         options.every = every
         options.from = from
         options.until = until
@@ -113,7 +112,7 @@ public struct AlarmActions: Sendable {
             alarm = try options.previewAlarm(.calendar(expr), zone: systemZone, now: start)
             if skipHolidays {
                 guard let path = config.holidays else {
-                    throw CLIError("skip_holidays: no holidays file is set ('holidays = FILE' in \(config.configPath))")
+                    throw UserError("skip_holidays: no holidays file is set ('holidays = FILE' in \(config.configPath))")
                 }
                 holidays = try HolidaysFile.load(path)
             }
@@ -155,7 +154,7 @@ public struct AlarmActions: Sendable {
         }
         let ctx = self.ctx
         let stored: (alarm: Alarm, next: Date, replaced: Bool)
-        do { stored = try ctx.commitAdd(alarm, describe: { Add.describe($0, ctx.zone) }) } catch let e as CLIError {
+        do { stored = try ctx.commitAdd(alarm) } catch let e as UserError {
             throw ActionError(e.description.hasPrefix("this alarm would never ring") ? .badInput : .failed, e.description)
         }
         let warning = alarm.sound.flatMap { ctx.config.soundLibrary.inspect($0).problem }.map {
@@ -206,7 +205,7 @@ public struct AlarmActions: Sendable {
 
     // MARK: Helpers
 
-    private func control(_ body: (Context) throws -> ControlOutcome) throws -> String {
+    private func control(_ body: (AlarmContext) throws -> ControlOutcome) throws -> String {
         let ctx = self.ctx
         let outcome: ControlOutcome
         do { outcome = try body(ctx) } catch let e as ControlFIFOError {
@@ -220,12 +219,12 @@ public struct AlarmActions: Sendable {
         return try statusJSON(ctx, running: true)
     }
 
-    private func loadAlarms(_ ctx: Context) throws -> [Alarm] {
+    private func loadAlarms(_ ctx: AlarmContext) throws -> [Alarm] {
         do { return try ctx.store.load() } catch { throw ActionError(.failed, "\(error)") }
     }
 
     /// One alarm, exactly as its element of `list --json`.
-    private func single(_ ctx: Context, _ alarm: Alarm) throws -> String {
+    private func single(_ ctx: AlarmContext, _ alarm: Alarm) throws -> String {
         let list = try ctx.json([alarm])
         guard case .array(let items) = try JSONDecoder().decode(JSONValue.self, from: Data(list.utf8)), let first = items.first else {
             throw ActionError(.failed, "the alarm could not be written as JSON")

@@ -195,7 +195,7 @@ public final class AlarmStore: Sendable {
     }
 
     /// `decode(_:path:)` with the reading done by `read` (the daemon's `ReloadCache`).
-    static func decode(_ bytes: [UInt8]?, path: String, read: ([UInt8]) throws(AlarmListProblem) -> [Alarm]) throws -> [Alarm] {
+    package static func decode(_ bytes: [UInt8]?, path: String, read: ([UInt8]) throws(AlarmListProblem) -> [Alarm]) throws -> [Alarm] {
         guard let bytes, bytes.contains(where: { !" \n\r\t".utf8.contains($0) }) else { return [] }
         let alarms: [Alarm]
         do {

@@ -1,44 +1,38 @@
 import AlarmSystem
-import AlarmOptions
 import AlarmCore
-import AlarmDaemon
 import FoundationEssentials
 
 /// What every subcommand works with: the settings, the store, the system zone and "now".
-struct Context {
-    let config: Configuration
-    let store: AlarmStore
-    let zone: Zone
-    let now = Date()
+package struct AlarmContext {
+    package let config: Configuration
+    package let store: AlarmStore
+    package let zone: Zone
+    package let now = Date()
     private let holidayCache = HolidayCache()
 
-    init(_ options: SettingsOptions, lenient: Bool = false) throws {
-        self.init(config: lenient ? options.lenientConfiguration() : try options.configuration())
-    }
-
-    init(config: Configuration) {
+    package init(config: Configuration) {
         self.config = config
         store = AlarmStore(stateDir: config.stateDir)
         zone = SystemZone.current(config)
     }
 
-    func loadAlarms() throws -> [Alarm] {
-        do { return try store.load() } catch { throw CLIError(error) }
+    package func loadAlarms() throws -> [Alarm] {
+        do { return try store.load() } catch { throw UserError(error) }
     }
 
     /// The holidays of the config's `holidays` file, read when first needed; empty (with a
     /// warning on stderr, once) when there is none or it cannot be used: alarms keep ringing.
-    var holidays: HolidayCalendar { holidayCache.get(config.holidays) }
+    package var holidays: HolidayCalendar { holidayCache.get(config.holidays) }
 
     /// The holidays an alarm skips: the file's for `--skip-holidays` alarms, else none.
-    func holidays(for alarm: Alarm) -> HolidayCalendar { alarm.skipHolidays ? holidays : .empty }
+    package func holidays(for alarm: Alarm) -> HolidayCalendar { alarm.skipHolidays ? holidays : .empty }
 
     /// The next ring an alarm will really sound, after `created` and now: pauses and holidays
     /// pass over occurrences, skip-next over one more.
     /// Changes the alarms of `ids` (or every alarm with `all`) in one store update and returns
     /// them as changed; an id not in the store changes nothing ("no alarm with id 'x'; nothing
-    /// was `done`"). `change` may throw a `CLIError` to refuse, which also changes nothing.
-    func changeEach(ids: [String], all: Bool, done: String, _ change: (inout Alarm) throws -> Void) throws -> [Alarm] {
+    /// was `done`"). `change` may throw a `UserError` to refuse, which also changes nothing.
+    package func changeEach(ids: [String], all: Bool, done: String, _ change: (inout Alarm) throws -> Void) throws -> [Alarm] {
         let result: (changed: [Alarm], missing: [String])
         do {
             result = try store.update { list in
@@ -51,14 +45,14 @@ struct Context {
                 }
                 return (changed, [])
             }
-        } catch let error as CLIError { throw error } catch { throw CLIError(error) }
+        } catch let error as UserError { throw error } catch { throw UserError(error) }
         if !result.missing.isEmpty {
-            throw CLIError("no alarm with id \(result.missing.map { "'\($0)'" }.joined(separator: ", ")); nothing was \(done)")
+            throw UserError("no alarm with id \(result.missing.map { "'\($0)'" }.joined(separator: ", ")); nothing was \(done)")
         }
         return result.changed
     }
 
-    func nextRing(_ alarm: Alarm, after: Date? = nil) -> Date? {
+    package func nextRing(_ alarm: Alarm, after: Date? = nil) -> Date? {
         let start = max(after ?? now, alarm.created ?? now)
         let h = holidays(for: alarm)
         guard let first = alarm.nextSounding(after: start, systemZone: zone, holidays: h) else { return nil }
@@ -66,23 +60,23 @@ struct Context {
     }
 
     /// "until 2026-12-01 00:00" / "until alarm resume", for an alarm paused now; nil otherwise.
-    func pauseText(_ alarm: Alarm) -> String? {
+    package func pauseText(_ alarm: Alarm) -> String? {
         guard alarm.pause != nil, alarm.isPaused(at: now, systemZone: zone) else { return nil }
         guard let end = alarm.pauseEnd(systemZone: zone) else { return "until alarm resume" }
         return "until " + clock(end)
     }
 
-    func rfc3339(_ date: Date, for alarm: Alarm? = nil) -> String {
+    package func rfc3339(_ date: Date, for alarm: Alarm? = nil) -> String {
         RFC3339.format(date, in: alarm?.displayZone(systemZone: zone) ?? zone)
     }
 
     /// "Mon 06:30" within a week, else "2026-12-24 07:00", on the system's wall clock.
-    func short(_ date: Date) -> String {
+    package func short(_ date: Date) -> String {
         let c = Zones.civil(at: date, in: zone)
         return (date.timeIntervalSince(now) < 6 * 86400 ? c.weekdayName : c.date) + " " + c.hourMinute
     }
 
-    func clock(_ date: Date) -> String {
+    package func clock(_ date: Date) -> String {
         let c = Zones.civil(at: date, in: zone)
         return abs(date.timeIntervalSince(now)) < 86400 ? c.hourMinute : c.date + " " + c.hourMinute
     }
@@ -93,7 +87,7 @@ struct Context {
 private final class HolidayCache {
     private var loaded: HolidayCalendar?
 
-    func get(_ path: String?) -> HolidayCalendar {
+    package func get(_ path: String?) -> HolidayCalendar {
         if let loaded { return loaded }
         var calendar = HolidayCalendar.empty
         if let path {
@@ -106,6 +100,6 @@ private final class HolidayCache {
     }
 }
 
-func printError(_ text: String) {
+package func printError(_ text: String) {
     StandardError.write(text)
 }

@@ -4,21 +4,21 @@ import FoundationEssentials
 /// An alarm's occurrences in order, each with its fate (it rings, a holiday skips it, a pause
 /// holds it, `alarm skip` takes it), until `count` of them ring: the walk the engine makes as
 /// time passes, as `alarm preview` prints it and `/api/preview` answers it.
-struct PreviewWalk {
-    struct Line {
-        var at: Date
+package struct PreviewWalk {
+    package struct Line {
+        package var at: Date
         /// `rings`, `skipped` or `paused`.
-        var outcome: String
-        var reason: String?
+        package var outcome: String
+        package var reason: String?
     }
 
-    var lines: [Line] = []
-    var rings = 0
+    package var lines: [Line] = []
+    package var rings = 0
 
     /// From `start` (or the alarm's `created`, if later). Without `verbose` only the rings are
     /// listed and a pause is jumped over whole; paused until `alarm resume`, nothing rings:
     /// `count` of its occurrences are walked, and the walk stops.
-    init(_ alarm: Alarm, from start: Date, count: Int, systemZone: Zone, holidays: HolidayCalendar, verbose: Bool) {
+    package init(_ alarm: Alarm, from start: Date, count: Int, systemZone: Zone, holidays: HolidayCalendar, verbose: Bool) {
         let shown = alarm.displayZone(systemZone: systemZone)
         var passed = 0
         var skipNext = alarm.skipNext
