@@ -50,6 +50,37 @@ import Testing
         #expect(rig.status?.state == .idle)
     }
 
+    /// History says how every ring ended (issue #23), across a crash too: a snooze brought back
+    /// from the saved state and then stopped, or superseded by a newer alarm, gets its last entry.
+    @Test func restartWhileSnoozedThenStopEndsTheOccurrenceWithStopped() throws {
+        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.send(.snooze(300))
+        rig.persisted = try roundTrip(rig.persisted)
+        rig.restart(at: at("2026-05-04T07:02:00Z"))
+        #expect(rig.status?.state == .snoozed)
+        rig.now = at("2026-05-04T07:03:00Z")
+        rig.send(.stop)
+        #expect(rig.status?.state == .idle)
+        #expect(rig.history.map(\.outcome) == [.snoozed, .stopped])
+        #expect(rig.history.last?.reason == "stopped while snoozed")
+        #expect(rig.history.last?.scheduled == at("2026-05-04T07:00:00Z"))
+        rig.run(until: at("2026-05-04T08:00:00Z"))
+        #expect(rig.rings.count == 1)
+    }
+
+    @Test func restartWhileSnoozedThenANewerAlarmEndsTheOccurrenceWithSilenced() throws {
+        var rig = Rig([try alarm("wake", "07:00"), try alarm("gym", "07:05")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        rig.run(until: at("2026-05-04T07:00:00Z"))
+        rig.send(.snooze(600))
+        rig.persisted = try roundTrip(rig.persisted)
+        rig.restart(at: at("2026-05-04T07:02:00Z"))
+        rig.run(until: at("2026-05-04T07:05:00Z"))
+        #expect(rig.history.map { "\($0.alarm ?? "-") \($0.outcome)" } == ["wake snoozed", "wake silenced"])
+        #expect(rig.history.last?.reason == "snooze until 2026-05-04T07:10:00+00:00 dropped: superseded by alarm 'gym'")
+        #expect(rig.status?.state == .ringing)
+    }
+
     @Test func killedWhileRingingRingsAgainUntilTheRingLengthPasses() throws {
         var rig = Rig([try alarm("wake", "07:00", ring: 600)], now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.run(until: at("2026-05-04T07:00:00Z"))
