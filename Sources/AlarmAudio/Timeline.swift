@@ -1,0 +1,41 @@
+/// The audio of a ring as an endless (or bounded) sequence of 16-bit frames: clip, pause, clip, …
+/// with the loudness envelope applied. Pure; the position survives a change of device.
+struct Timeline {
+    let clip: AudioClip
+    let loudness: Loudness
+    let loop: Bool
+    let pauseFrames: Int
+    let endFrame: Int?
+    private(set) var position = 0
+
+    init(clip: AudioClip, loudness: Loudness, loop: Bool, pauseFrames: Int, endFrame: Int?) {
+        self.clip = clip
+        self.loudness = loudness
+        self.loop = loop
+        self.pauseFrames = max(0, pauseFrames)
+        self.endFrame = endFrame
+    }
+
+    /// Fills up to `frames` frames; returns how many (0 at the end).
+    mutating func render(into buffer: inout [Int16], frames: Int) -> Int {
+        let ch = clip.channels
+        let clipFrames = clip.frameCount
+        let cycle = clipFrames + pauseFrames
+        var n = frames
+        if !loop { n = min(n, clipFrames - position) }
+        if let endFrame { n = min(n, endFrame - position) }
+        guard n > 0, cycle > 0 else { return 0 }
+        clip.samples.withUnsafeBufferPointer { src in
+            for i in 0..<n {
+                let pos = position + i
+                let inCycle = pos % cycle
+                let g = loudness.gain(atFrame: pos, rate: clip.sampleRate)
+                for c in 0..<ch {
+                    buffer[i * ch + c] = inCycle < clipFrames ? Loudness.s16(src[inCycle * ch + c], g) : 0
+                }
+            }
+        }
+        position += n
+        return n
+    }
+}
