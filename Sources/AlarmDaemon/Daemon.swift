@@ -278,9 +278,7 @@ public final class Daemon {
             do {
                 switch action {
                 case .armTimer(let at):
-                    do {
-                        if let at { try timer.arm(at: at) } else { try timer.watchClockChanges() }
-                    } catch let error as SystemError where error.errno == ECANCELED {
+                    if try timer.armClearingClockChange(at: at) {
                         // The clock was set after the timer was last read and before this arm;
                         // the kernel reports it here, not to the next read. Handle it as a read
                         // would have: recompute, which arms the timer again.

@@ -103,13 +103,8 @@ extension Daemon {
         if at <= now {
             preparePreroll()
         } else {
-            do {
-                do { try prerollTimer.arm(at: at) } catch let error as SystemError where error.errno == ECANCELED {
-                    // A clock change is pending on this timer: clear it and arm again.
-                    _ = try? prerollTimer.read()
-                    try prerollTimer.arm(at: at)
-                }
-            } catch {
+            // A clock change pending on this timer is cleared: the main timer reports it too.
+            do { try prerollTimer.armClearingClockChange(at: at) } catch {
                 logger.warning("arming the pre-roll timer failed: \(error); the ring starts the usual way")
             }
         }
