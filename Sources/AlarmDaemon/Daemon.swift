@@ -98,7 +98,8 @@ public final class Daemon {
         volumeFloor = VolumeFloor(stateDir: config.stateDir, floor: config.mixerFloor, control: config.mixerControl, logger: logger)
         eventLog = EventLog(path: config.eventsPath)
 
-        loop = try EventLoop()
+        // A handler's error is logged with what it was handling, and the loop goes on.
+        loop = try EventLoop(reportFailure: { failure in logger.error("\(failure)") })
         timer = try TimerFD()
         prerollTimer = try TimerFD()
         preflightTimer = try TimerFD()
@@ -119,6 +120,8 @@ public final class Daemon {
     }
 
     /// Runs until SIGTERM or SIGINT. Returns after the sound is stopped and the state saved.
+    /// Throws only when the event loop cannot go on (`epoll_wait` failed, a handler keeps
+    /// failing): it shuts down as for SIGTERM first, so the next start resumes.
     public func run() throws {
         try register()
         let alarms = loadAlarms() ?? []
@@ -132,7 +135,17 @@ public final class Daemon {
         volumeFloor.restoreAfterCrash()
         handle(.start(alarms: alarms, state: saved))
         try notify.ready(status: notifyStatus())
-        try loop.run()
+        do { try loop.run() } catch {
+            logger.critical("the event loop cannot go on: \(error); shutting down")
+            handle(.shutdown)
+            cleanUp()
+            throw error
+        }
+        cleanUp()
+    }
+
+    /// What every way out of `run()` does: sound off, mixer back, FIFO gone, systemd told.
+    private func cleanUp() {
         try? notify.stopping()
         cancelPreroll()
         player.stop()
@@ -144,7 +157,7 @@ public final class Daemon {
     // MARK: sources
 
     private func register() throws {
-        _ = try loop.register(timer.descriptor) { [unowned self] _ in
+        _ = try loop.register(timer.descriptor, name: "the alarm timer") { [unowned self] _ in
             switch try timer.read() {
             case .expired?: handle(.timerFired)
             case .clockChanged?:
@@ -153,11 +166,11 @@ public final class Daemon {
             case nil: break
             }
         }
-        _ = try loop.register(prerollTimer.descriptor) { [unowned self] _ in
+        _ = try loop.register(prerollTimer.descriptor, name: "the pre-roll timer") { [unowned self] _ in
             _ = try prerollTimer.read()
             planPreroll()
         }
-        _ = try loop.register(files.descriptor) { [unowned self] _ in
+        _ = try loop.register(files.descriptor, name: "inotify (watched files)") { [unowned self] _ in
             var zoneTouched = false, storeTouched = false, holidaysTouched = false
             var pinnedTouched = Set<String>()
             for event in try files.readEvents() {
@@ -177,10 +190,10 @@ public final class Daemon {
             if storeTouched { reload(reason: nil) }
             if holidaysTouched { holidaysFileChanged() }
         }
-        _ = try loop.register(fifo.descriptor) { [unowned self] _ in
+        _ = try loop.register(fifo.descriptor, name: "the control FIFO \(fifo.path)") { [unowned self] _ in
             for command in try fifo.readCommands() { control(command) }
         }
-        _ = try loop.register(signals.descriptor) { [unowned self] _ in
+        _ = try loop.register(signals.descriptor, name: "signals") { [unowned self] _ in
             for received in try signals.read() {
                 if received.signal == .hangup {
                     reloadAll(reason: "SIGHUP")
@@ -191,7 +204,7 @@ public final class Daemon {
                 }
             }
         }
-        _ = try loop.register(wake.descriptor) { [unowned self] _ in
+        _ = try loop.register(wake.descriptor, name: "the player's wake-up") { [unowned self] _ in
             try wake.drain()
             for posted in inbox.take() where posted.generation == ringGeneration {
                 switch posted.item {
@@ -203,7 +216,7 @@ public final class Daemon {
                 }
             }
         }
-        _ = try loop.register(preflightTimer.descriptor) { [unowned self] _ in
+        _ = try loop.register(preflightTimer.descriptor, name: "the pre-flight timer") { [unowned self] _ in
             switch try preflightTimer.read() {
             case .expired?: runPreflight()
             case .clockChanged?:
@@ -214,7 +227,7 @@ public final class Daemon {
         }
         if let interval = notify.watchdogInterval {
             try watchdogTimer.arm(after: interval, repeating: interval)
-            _ = try loop.register(watchdogTimer.descriptor) { [unowned self] _ in
+            _ = try loop.register(watchdogTimer.descriptor, name: "the watchdog timer") { [unowned self] _ in
                 _ = try watchdogTimer.read()
                 try notify.watchdog()
             }
