@@ -47,12 +47,8 @@ public final class Daemon {
     var lastStatus: EngineStatus?
     /// Control lines handled since start (status.json `commands`).
     var commandsHandled = 0
-    /// The tz database file the system zone was read from, watched so that a tzdata upgrade of
-    /// the zone in force is seen at once; nil when the zone has no such file (a copied zone
-    /// file, which is watched as the zone file, or a `TZ` rule).
-    var zoneDataPath: String?
-    /// The database files of the zones alarms are pinned to (resolved through links).
-    var pinnedZonePaths: [String: String] = [:]
+    /// The files watched with inotify and what each is for (WatchedFiles.swift).
+    var watched = WatchedFiles()
     /// The next ring, prepared a little before its instant (see `Preroll`).
     var preroll: Preroll?
     let prerollTimer: TimerFD
@@ -113,8 +109,8 @@ public final class Daemon {
             return gid
         }
         fifo = try ControlFIFO(path: config.fifoPath, mode: 0o620, group: gid)
-        _ = try files.watch(file: config.localtimePath)
-        _ = try files.watch(file: store.path)
+        try watch(config.localtimePath, as: .zoneFile)
+        try watch(store.path, as: .store)
         watchZoneData()
         watchHolidays()
     }
@@ -171,24 +167,7 @@ public final class Daemon {
             planPreroll()
         }
         _ = try loop.register(files.descriptor, name: "inotify (watched files)") { [unowned self] _ in
-            var zoneTouched = false, storeTouched = false, holidaysTouched = false
-            var pinnedTouched = Set<String>()
-            for event in try files.readEvents() {
-                if event.kinds.contains(.overflow) {
-                    zoneTouched = true
-                    storeTouched = true
-                    holidaysTouched = true
-                    pinnedTouched.formUnion(pinnedZonePaths.values)
-                }
-                if event.path == config.holidays { holidaysTouched = true }
-                if event.path == config.localtimePath || event.path == zoneDataPath { zoneTouched = true }
-                if let name = pinnedZonePaths[event.path] { pinnedTouched.insert(name) }
-                if event.path == store.path { storeTouched = true }
-            }
-            if zoneTouched { zoneFileChanged() }
-            if !pinnedTouched.isEmpty { pinnedZoneFileChanged(pinnedTouched) }
-            if storeTouched { reload(reason: nil) }
-            if holidaysTouched { holidaysFileChanged() }
+            try watchedFilesChanged()
         }
         _ = try loop.register(fifo.descriptor, name: "the control FIFO \(fifo.path)") { [unowned self] _ in
             for command in try fifo.readCommands() { control(command) }
