@@ -57,28 +57,3 @@ final class Condition: @unchecked Sendable {
         wait(for: ContinuousClock.now.duration(to: deadline))
     }
 }
-
-/// Runs `body` on a new, detached thread (as Foundation's `Thread` did); `name` is for debugging.
-func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
-    final class Box: @unchecked Sendable {
-        let body: @Sendable () -> Void
-        let name: String
-        init(_ body: @escaping @Sendable () -> Void, _ name: String) {
-            self.body = body
-            self.name = name
-        }
-    }
-    let box = Unmanaged.passRetained(Box(body, name)).toOpaque()
-    var thread = pthread_t()
-    let rc = pthread_create(&thread, nil, { raw in
-        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-        box.body()
-        return nil
-    }, box)
-    if rc == 0 {
-        pthread_detach(thread)
-    } else {
-        // No thread: run it here rather than never (the caller gets a late, but real, ring).
-        Unmanaged<Box>.fromOpaque(box).takeRetainedValue().body()
-    }
-}

@@ -67,7 +67,16 @@ struct Watch: ParsableCommand {
             }
         }
         try emit(try follower.read())
-        try loop.register(follower.descriptor) { _ in try emit(try follower.read()) }
+        // The loop would report an error and go on; here it ends the watch (the reader left,
+        // or the log cannot be read), as before the loop starts.
+        var ended: (any Error)?
+        try loop.register(follower.descriptor, name: path) { _ in
+            do { try emit(try follower.read()) } catch {
+                ended = error
+                loop.stop()
+            }
+        }
         try loop.run()
+        if let ended { throw ended }
     }
 }

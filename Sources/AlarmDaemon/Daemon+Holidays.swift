@@ -23,10 +23,13 @@ extension Daemon {
     }
 
     /// Watches the holidays file (its directory, so a file replaced by rename or created later is
-    /// seen too).
+    /// seen too), in place of the one watched before; none when there is no holidays setting.
     func watchHolidays() {
-        guard let path = config.holidays else { return }
-        do { _ = try files.watch(file: path) } catch {
+        guard let path = config.holidays else {
+            watched.set(nil, for: .holidays)
+            return
+        }
+        do { try watch(path, as: .holidays) } catch {
             logger.warning("not watching the holidays file \(path) for changes: \(error)")
         }
     }
@@ -49,6 +52,7 @@ extension Daemon {
         guard config.holidays != old else { return }
         guard config.holidays != nil else {
             logger.notice("no holidays file any more: no holidays are skipped")
+            watched.set(nil, for: .holidays)
             if !engine.holidays.isEmpty { handle(.holidaysChanged(.empty)) }
             return
         }

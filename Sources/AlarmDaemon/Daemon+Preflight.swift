@@ -44,11 +44,9 @@ extension Daemon {
         guard due != preflight.armedAt else { return }
         do {
             if let due {
-                do { try preflightTimer.arm(at: due) } catch let error as SystemError where error.errno == ECANCELED {
-                    // A clock change is pending on this timer: clear it and arm again.
-                    _ = try? preflightTimer.read()
-                    try preflightTimer.arm(at: due)
-                }
+                // A clock change pending on this timer is cleared: the check's instant is the ring's
+                // minus the lead, recomputed at every event anyway.
+                try preflightTimer.armClearingClockChange(at: due)
             } else {
                 try preflightTimer.disarm()
             }

@@ -15,16 +15,13 @@ extension Daemon {
     /// longer the zone's are ignored.
     func watchZoneData() {
         guard let named = try? Zones.database.path(for: zone.identifier) else {
-            zoneDataPath = nil
+            // No such file (a copied zone file, watched as the zone file, or a `TZ` rule).
+            watched.set(nil, for: .zoneData)
             return
         }
         let path = URL(fileURLWithPath: named).resolvingSymlinksInPath().path
-        guard path != zoneDataPath else { return }
-        do {
-            _ = try files.watch(file: path)
-            zoneDataPath = path
-        } catch {
-            zoneDataPath = nil
+        guard path != watched.path(for: .zoneData) else { return }
+        do { try watch(path, as: .zoneData) } catch {
             logger.warning("not watching \(path) for tzdata updates: \(error)")
         }
     }
@@ -32,13 +29,10 @@ extension Daemon {
     /// Watches the database files of the zones `alarms` are pinned to, so that a tzdata update
     /// moves pinned alarms too. Watches are only added (at most one per zone in the database).
     func watchPinnedZones(_ alarms: [Alarm]) {
-        for name in Set(alarms.compactMap(\.zone)) where pinnedZonePaths.values.contains(name) == false {
+        for name in Set(alarms.compactMap(\.zone)) where watched.path(for: .pinnedZone(name)) == nil {
             guard let named = try? Zones.database.path(for: name) else { continue }
             let path = URL(fileURLWithPath: named).resolvingSymlinksInPath().path
-            do {
-                _ = try files.watch(file: path)
-                pinnedZonePaths[path] = name
-            } catch {
+            do { try watch(path, as: .pinnedZone(name)) } catch {
                 logger.warning("not watching \(path) for tzdata updates of \(name): \(error)")
             }
         }

@@ -48,12 +48,8 @@ public final class Daemon {
     var lastStatus: EngineStatus?
     /// Control lines handled since start (status.json `commands`).
     var commandsHandled = 0
-    /// The tz database file the system zone was read from, watched so that a tzdata upgrade of
-    /// the zone in force is seen at once; nil when the zone has no such file (a copied zone
-    /// file, which is watched as the zone file, or a `TZ` rule).
-    var zoneDataPath: String?
-    /// The database files of the zones alarms are pinned to (resolved through links).
-    var pinnedZonePaths: [String: String] = [:]
+    /// The files watched with inotify and what each is for (WatchedFiles.swift).
+    var watched = WatchedFiles()
     /// The next ring, prepared a little before its instant (see `Preroll`).
     var preroll: Preroll?
     let prerollTimer: TimerFD
@@ -99,7 +95,8 @@ public final class Daemon {
         volumeFloor = VolumeFloor(stateDir: config.stateDir, floor: config.mixerFloor, control: config.mixerControl, logger: logger)
         eventLog = EventLog(path: config.eventsPath)
 
-        loop = try EventLoop()
+        // A handler's error is logged with what it was handling, and the loop goes on.
+        loop = try EventLoop(reportFailure: { failure in logger.error("\(failure)") })
         timer = try TimerFD()
         prerollTimer = try TimerFD()
         preflightTimer = try TimerFD()
@@ -113,13 +110,15 @@ public final class Daemon {
             return gid
         }
         fifo = try ControlFIFO(path: config.fifoPath, mode: 0o620, group: gid)
-        _ = try files.watch(file: config.localtimePath)
-        _ = try files.watch(file: store.path)
+        try watch(config.localtimePath, as: .zoneFile)
+        try watch(store.path, as: .store)
         watchZoneData()
         watchHolidays()
     }
 
     /// Runs until SIGTERM or SIGINT. Returns after the sound is stopped and the state saved.
+    /// Throws only when the event loop cannot go on (`epoll_wait` failed, a handler keeps
+    /// failing): it shuts down as for SIGTERM first, so the next start resumes.
     public func run() throws {
         try register()
         let alarms = loadAlarms() ?? []
@@ -133,7 +132,17 @@ public final class Daemon {
         volumeFloor.restoreAfterCrash()
         handle(.start(alarms: alarms, state: saved))
         try notify.ready(status: notifyStatus())
-        try loop.run()
+        do { try loop.run() } catch {
+            logger.critical("the event loop cannot go on: \(error); shutting down")
+            handle(.shutdown)
+            cleanUp()
+            throw error
+        }
+        cleanUp()
+    }
+
+    /// What every way out of `run()` does: sound off, mixer back, FIFO gone, systemd told.
+    private func cleanUp() {
         try? notify.stopping()
         cancelPreroll()
         player.stop()
@@ -145,7 +154,7 @@ public final class Daemon {
     // MARK: sources
 
     private func register() throws {
-        _ = try loop.register(timer.descriptor) { [unowned self] _ in
+        _ = try loop.register(timer.descriptor, name: "the alarm timer") { [unowned self] _ in
             switch try timer.read() {
             case .expired?: handle(.timerFired)
             case .clockChanged?:
@@ -154,34 +163,17 @@ public final class Daemon {
             case nil: break
             }
         }
-        _ = try loop.register(prerollTimer.descriptor) { [unowned self] _ in
+        _ = try loop.register(prerollTimer.descriptor, name: "the pre-roll timer") { [unowned self] _ in
             _ = try prerollTimer.read()
             planPreroll()
         }
-        _ = try loop.register(files.descriptor) { [unowned self] _ in
-            var zoneTouched = false, storeTouched = false, holidaysTouched = false
-            var pinnedTouched = Set<String>()
-            for event in try files.readEvents() {
-                if event.kinds.contains(.overflow) {
-                    zoneTouched = true
-                    storeTouched = true
-                    holidaysTouched = true
-                    pinnedTouched.formUnion(pinnedZonePaths.values)
-                }
-                if event.path == config.holidays { holidaysTouched = true }
-                if event.path == config.localtimePath || event.path == zoneDataPath { zoneTouched = true }
-                if let name = pinnedZonePaths[event.path] { pinnedTouched.insert(name) }
-                if event.path == store.path { storeTouched = true }
-            }
-            if zoneTouched { zoneFileChanged() }
-            if !pinnedTouched.isEmpty { pinnedZoneFileChanged(pinnedTouched) }
-            if storeTouched { reload(reason: nil) }
-            if holidaysTouched { holidaysFileChanged() }
+        _ = try loop.register(files.descriptor, name: "inotify (watched files)") { [unowned self] _ in
+            try watchedFilesChanged()
         }
-        _ = try loop.register(fifo.descriptor) { [unowned self] _ in
+        _ = try loop.register(fifo.descriptor, name: "the control FIFO \(fifo.path)") { [unowned self] _ in
             for command in try fifo.readCommands() { control(command) }
         }
-        _ = try loop.register(signals.descriptor) { [unowned self] _ in
+        _ = try loop.register(signals.descriptor, name: "signals") { [unowned self] _ in
             for received in try signals.read() {
                 if received.signal == .hangup {
                     reloadAll(reason: "SIGHUP")
@@ -192,7 +184,7 @@ public final class Daemon {
                 }
             }
         }
-        _ = try loop.register(wake.descriptor) { [unowned self] _ in
+        _ = try loop.register(wake.descriptor, name: "the player's wake-up") { [unowned self] _ in
             try wake.drain()
             for posted in inbox.take() where posted.generation == ringGeneration {
                 switch posted.item {
@@ -204,7 +196,7 @@ public final class Daemon {
                 }
             }
         }
-        _ = try loop.register(preflightTimer.descriptor) { [unowned self] _ in
+        _ = try loop.register(preflightTimer.descriptor, name: "the pre-flight timer") { [unowned self] _ in
             switch try preflightTimer.read() {
             case .expired?: runPreflight()
             case .clockChanged?:
@@ -215,7 +207,7 @@ public final class Daemon {
         }
         if let interval = notify.watchdogInterval {
             try watchdogTimer.arm(after: interval, repeating: interval)
-            _ = try loop.register(watchdogTimer.descriptor) { [unowned self] _ in
+            _ = try loop.register(watchdogTimer.descriptor, name: "the watchdog timer") { [unowned self] _ in
                 _ = try watchdogTimer.read()
                 try notify.watchdog()
             }
@@ -279,9 +271,7 @@ public final class Daemon {
             do {
                 switch action {
                 case .armTimer(let at):
-                    do {
-                        if let at { try timer.arm(at: at) } else { try timer.watchClockChanges() }
-                    } catch let error as SystemError where error.errno == ECANCELED {
+                    if try timer.armClearingClockChange(at: at) {
                         // The clock was set after the timer was last read and before this arm;
                         // the kernel reports it here, not to the next read. Handle it as a read
                         // would have: recompute, which arms the timer again.

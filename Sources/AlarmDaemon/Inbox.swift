@@ -2,6 +2,7 @@ import AlarmState
 import AlarmCore
 import AlarmSystem
 import FoundationEssentials
+import Synchronization
 
 /// Events posted from the player's thread for the loop's thread.
 final class Inbox: @unchecked Sendable {
@@ -16,24 +17,20 @@ final class Inbox: @unchecked Sendable {
         var at: Date
         var generation: Int
     }
-    private let lock = Lock()
-    private var items: [Posted] = []
+    private let items = Mutex<[Posted]>([])
 
     func post(_ kind: EngineEvent.Kind, at: Date, generation: Int) {
         post(.event(kind), at: at, generation: generation)
     }
 
     func post(_ item: Item, at: Date, generation: Int) {
-        lock.lock()
-        items.append(Posted(item: item, at: at, generation: generation))
-        lock.unlock()
+        items.withLock { $0.append(Posted(item: item, at: at, generation: generation)) }
     }
 
     func take() -> [Posted] {
-        lock.lock()
-        defer { lock.unlock() }
-        let out = items
-        items = []
-        return out
+        items.withLock { items in
+            defer { items = [] }
+            return items
+        }
     }
 }

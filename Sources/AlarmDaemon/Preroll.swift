@@ -3,6 +3,7 @@ import AlarmAudio
 import AlarmCore
 import AlarmSystem
 import FoundationEssentials
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,9 +39,8 @@ struct Preroll {
 /// Hands a ring's first frame (or its failure) to the loop once the ring has its generation: a
 /// pre-rolled ring may sound a few milliseconds before the engine asks for it.
 final class PlaybackRelay: @unchecked Sendable {
-    private let lock = Lock()
-    private var generation: Int?
-    private var held: [(item: Inbox.Item, at: Date)] = []
+    /// The ring's generation once attached; until then, what came before it.
+    private let state = Mutex<(generation: Int?, held: [(item: Inbox.Item, at: Date)])>((nil, []))
     private let inbox: Inbox
     private let wake: EventFD
     /// The sound's name; nil when the default tone plays.
@@ -65,23 +65,21 @@ final class PlaybackRelay: @unchecked Sendable {
     func failed(_ failure: String) { deliver([.event(.playbackFailed(reason: failure))], at: Date()) }
 
     private func deliver(_ items: [Inbox.Item], at: Date) {
-        lock.lock()
-        guard let g = generation else {
-            held += items.map { ($0, at) }
-            lock.unlock()
-            return
+        let generation: Int? = state.withLock { s in
+            if s.generation == nil { s.held += items.map { ($0, at) } }
+            return s.generation
         }
-        lock.unlock()
+        guard let g = generation else { return }
         for item in items { inbox.post(item, at: at, generation: g) }
         wake.signal()
     }
 
     func attach(generation g: Int) {
-        lock.lock()
-        generation = g
-        let waiting = held
-        held = []
-        lock.unlock()
+        let waiting = state.withLock { s in
+            s.generation = g
+            defer { s.held = [] }
+            return s.held
+        }
         for h in waiting { inbox.post(h.item, at: h.at, generation: g) }
         if !waiting.isEmpty { wake.signal() }
     }
@@ -106,13 +104,8 @@ extension Daemon {
         if at <= now {
             preparePreroll()
         } else {
-            do {
-                do { try prerollTimer.arm(at: at) } catch let error as SystemError where error.errno == ECANCELED {
-                    // A clock change is pending on this timer: clear it and arm again.
-                    _ = try? prerollTimer.read()
-                    try prerollTimer.arm(at: at)
-                }
-            } catch {
+            // A clock change pending on this timer is cleared: the main timer reports it too.
+            do { try prerollTimer.armClearingClockChange(at: at) } catch {
                 logger.warning("arming the pre-roll timer failed: \(error); the ring starts the usual way")
             }
         }

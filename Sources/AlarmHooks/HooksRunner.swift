@@ -80,7 +80,7 @@ public final class HooksRunner {
         self.settings = settings
         self.logger = logger
         directory = HookDirectory(path: settings.hooksDir)
-        loop = try EventLoop()
+        loop = try EventLoop(reportFailure: { failure in logger.error("\(failure)") })
         signals = try SignalFD([.terminate, .interrupt])
         timer = try TimerFD(clock: .monotonic)
         notify = SDNotify(environment: settings.environment)
@@ -89,12 +89,12 @@ public final class HooksRunner {
 
     /// Runs until SIGTERM or SIGINT.
     public func run() throws {
-        try loop.register(follower.descriptor) { [unowned self] _ in dispatch(try follower.read()) }
-        try loop.register(timer.descriptor) { [unowned self] _ in
+        try loop.register(follower.descriptor, name: settings.eventsPath) { [unowned self] _ in dispatch(try follower.read()) }
+        try loop.register(timer.descriptor, name: "the hooks' time-limit timer") { [unowned self] _ in
             _ = try timer.read()
             enforceTimeouts()
         }
-        try loop.register(signals.descriptor) { [unowned self] _ in
+        try loop.register(signals.descriptor, name: "signals") { [unowned self] _ in
             for received in try signals.read() {
                 logger.notice("\(received.signal) received: stopping")
                 for run in running.values { try? run.child.signal(SIGTERM) }

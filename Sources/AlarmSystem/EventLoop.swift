@@ -12,6 +12,12 @@ import Glibc
 /// turn. A handler may register or unregister descriptors, itself included; a descriptor
 /// unregistered during a turn gets no further callbacks from that turn. Unregister a descriptor
 /// before closing it.
+///
+/// An error thrown by a handler does not leave the loop: it goes to `reportFailure` with the
+/// handler's name and descriptor, and the turn goes on with the next ready descriptor. Only a
+/// broken invariant ends `run()`: `epoll_wait` itself failing, or one handler failing
+/// `EventLoop.failureLimit` times within a second (its descriptor stays ready and nothing drains
+/// it, so the loop would only spin); the caller's cleanup then runs as after `stop()`.
 public final class EventLoop {
     /// What a descriptor is ready for, and what it is watched for.
     public struct Readiness: OptionSet, Hashable, Sendable {
@@ -35,9 +41,36 @@ public final class EventLoop {
 
     public typealias Handler = (Readiness) throws -> Void
 
+    /// A handler's error, with what it was handling.
+    public struct HandlerFailure: Error, CustomStringConvertible {
+        /// The name given to `register` ("fd N" when none was).
+        public var name: String
+        public var descriptor: Int32
+        public var error: any Error
+
+        public var description: String { "handling \(name) (fd \(descriptor)) failed: \(error)" }
+    }
+
+    /// One handler failed `count` times within a second: `run()` and `runOnce` end with this.
+    public struct HandlerKeepsFailing: Error, CustomStringConvertible {
+        public var last: HandlerFailure
+        public var count: Int
+
+        public var description: String {
+            "handling \(last.name) (fd \(last.descriptor)) failed \(count) times within a second, the last time with: "
+                + "\(last.error); stopping the event loop rather than spinning"
+        }
+    }
+
+    /// Failures of one handler within a second that end the loop (see `HandlerKeepsFailing`).
+    public static let failureLimit = 100
+
     private struct Registration {
         var descriptor: Int32
+        var name: String
         var handler: Handler
+        /// The handler's failures since its last success, counted within a second.
+        var failures: (count: Int, since: ContinuousClock.Instant)?
     }
 
     private let epoll: Int32
@@ -45,10 +78,13 @@ public final class EventLoop {
     private var nextID: UInt64 = 1
     private var stopRequested = false
     private var events = [epoll_event](repeating: epoll_event(), count: 32)
+    /// Where a handler's error goes before the loop goes on (standard error unless set).
+    public var reportFailure: (HandlerFailure) -> Void
 
-    /// Creates an empty loop.
+    /// Creates an empty loop; handlers' errors go to `reportFailure` (standard error by default).
     /// The corresponding C function is `epoll_create1`.
-    public init() throws {
+    public init(reportFailure: @escaping (HandlerFailure) -> Void = { StandardError.write("\($0)") }) throws {
+        self.reportFailure = reportFailure
         epoll = try valueOrErrno("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
     }
 
@@ -58,10 +94,11 @@ public final class EventLoop {
     public var count: Int { registrations.count }
 
     /// Calls `handler` whenever `descriptor` is ready for any of `interest` (or hangs up, or has an
-    /// error). The same descriptor cannot be registered twice.
+    /// error). The same descriptor cannot be registered twice. `name` says what the descriptor
+    /// is when the handler fails ("the control FIFO"); "fd N" when none is given.
     /// The corresponding C function is `epoll_ctl`.
     @discardableResult
-    public func register(_ descriptor: Int32, for interest: Readiness = .readable,
+    public func register(_ descriptor: Int32, for interest: Readiness = .readable, name: String? = nil,
                          _ handler: @escaping Handler) throws -> Token {
         let id = nextID
         var event = epoll_event()
@@ -69,7 +106,7 @@ public final class EventLoop {
         event.data.u64 = id
         try valueOrErrno("epoll_ctl(ADD, \(descriptor))") { epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event) }
         nextID += 1
-        registrations[id] = Registration(descriptor: descriptor, handler: handler)
+        registrations[id] = Registration(descriptor: descriptor, name: name ?? "fd \(descriptor)", handler: handler)
         return Token(id: id)
     }
 
@@ -102,8 +139,9 @@ public final class EventLoop {
     /// Waits until at least one descriptor is ready or `timeout` passes (`nil`: no limit; the
     /// wait is rounded up to whole milliseconds, so use a `TimerFD` for precise instants), then
     /// calls the handler of each ready descriptor. Returns the number of handlers called (0 on
-    /// timeout). A handler's error stops the turn and is rethrown; level-triggered readiness means
-    /// nothing is lost. An interrupted wait (EINTR) is restarted with the full timeout.
+    /// timeout). A handler's error is passed to `reportFailure` and the turn goes on; throws only
+    /// when `epoll_wait` fails or a handler keeps failing (`HandlerKeepsFailing`). An interrupted
+    /// wait (EINTR) is restarted with the full timeout.
     /// The corresponding C function is `epoll_wait`.
     @discardableResult
     public func runOnce(timeout: Duration? = nil) throws -> Int {
@@ -117,13 +155,20 @@ public final class EventLoop {
             let event = events[index]
             guard let registration = registrations[event.data.u64] else { continue }  // unregistered meanwhile
             called += 1
-            try registration.handler(Readiness(rawValue: event.events))
+            do {
+                try registration.handler(Readiness(rawValue: event.events))
+                registrations[event.data.u64]?.failures = nil
+            } catch {
+                let failure = HandlerFailure(name: registration.name, descriptor: registration.descriptor, error: error)
+                try handlerFailed(event.data.u64, failure)
+            }
         }
         if Int(ready) == events.count && events.count < 1024 { events += events }  // busy: take more next turn
         return called
     }
 
-    /// Runs turns until a handler calls `stop()`.
+    /// Runs turns until a handler calls `stop()`; throws only when the loop cannot go on (see
+    /// `runOnce`).
     public func run() throws {
         stopRequested = false
         while !stopRequested {
@@ -133,6 +178,21 @@ public final class EventLoop {
 
     /// Makes `run()` return after the current turn.
     public func stop() { stopRequested = true }
+
+    private func handlerFailed(_ id: UInt64, _ failure: HandlerFailure) throws {
+        reportFailure(failure)
+        guard var registration = registrations[id] else { return }  // the handler unregistered itself
+        let now = ContinuousClock.now
+        if let streak = registration.failures, now - streak.since < .seconds(1) {
+            registration.failures = (streak.count + 1, streak.since)
+        } else {
+            registration.failures = (1, now)
+        }
+        registrations[id] = registration
+        if let streak = registration.failures, streak.count >= EventLoop.failureLimit {
+            throw HandlerKeepsFailing(last: failure, count: streak.count)
+        }
+    }
 
     static func milliseconds(_ duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components

@@ -77,6 +77,28 @@ public final class TimerFD {
                     flags: TimerFD.absoluteCancelOnSet)
     }
 
+    /// Arms the timer as `arm(at:)` does (`nil`: as `watchClockChanges()`), for callers that must
+    /// not miss a clock change: when the real-time clock was set after the last `read()` and
+    /// before this arm, the kernel refuses the arm with `ECANCELED` rather than reporting the
+    /// change to the next read. That change is then read (cleared) and the timer armed again.
+    /// Returns true when that happened: `date` was computed before the clock moved, so a caller
+    /// whose instant depends on the wall clock should recompute it (and arm again).
+    /// The corresponding C function is `timerfd_settime`.
+    @discardableResult
+    public func armClearingClockChange(at date: Date?) throws -> Bool {
+        func attempt() throws {
+            if let date { try arm(at: date) } else { try watchClockChanges() }
+        }
+        do {
+            try attempt()
+            return false
+        } catch let error as SystemError where error.errno == ECANCELED {
+            _ = try? read()
+            try attempt()
+            return true
+        }
+    }
+
     /// Arms the timer to fire `delay` from now and then, when `interval` is given, every
     /// `interval` (the watchdog ping on a `.monotonic` timer). Relative timers ignore clock changes.
     /// A zero or negative delay fires as soon as possible.

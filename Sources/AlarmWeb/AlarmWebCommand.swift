@@ -7,6 +7,7 @@ import ArgumentParser
 import FoundationEssentials
 import Hummingbird
 import NIOPosix
+import Synchronization
 
 /// `alarm-web`: the phone's page and the JSON API. Wiring only: settings → token, gate, host
 /// policy, actions → Hummingbird. A binary of its own, in the package `alarm-web`;
@@ -69,10 +70,9 @@ public struct AlarmWebCommand: AsyncParsableCommand {
 /// The names the server answers to (`HostPolicy`), with the machine's addresses and host name
 /// read again at most every 10 s (an address from DHCP changes; a request must not wait).
 final class HostNames: @unchecked Sendable {
-    private let lock = Lock()
     private let listen: ListenAddress
     private let configured: [String]
-    private var cached: (policy: HostPolicy, at: ContinuousClock.Instant)?
+    private let cached = Mutex<(policy: HostPolicy, at: ContinuousClock.Instant)?>(nil)
 
     init(listen: ListenAddress, configured: [String]) {
         self.listen = listen
@@ -81,13 +81,13 @@ final class HostNames: @unchecked Sendable {
 
     func policy() -> HostPolicy {
         let now = ContinuousClock.now
-        lock.lock()
-        defer { lock.unlock() }
-        if let cached, now - cached.at < .seconds(10) { return cached.policy }
-        let policy = HostPolicy(
-            listen: listen, configured: configured, addresses: NetworkInterfaces.addresses().map(\.address),
-            hostName: NetworkInterfaces.hostName())
-        cached = (policy, now)
-        return policy
+        return cached.withLock { cached in
+            if let cached, now - cached.at < .seconds(10) { return cached.policy }
+            let policy = HostPolicy(
+                listen: listen, configured: configured, addresses: NetworkInterfaces.addresses().map(\.address),
+                hostName: NetworkInterfaces.hostName())
+            cached = (policy, now)
+            return policy
+        }
     }
 }

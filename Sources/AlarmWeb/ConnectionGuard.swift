@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import Synchronization
 
 /// How long a client may take, and how many connections it may hold: what keeps a device on the
 /// network from silencing alarm-web by holding its connections (slow headers, idle sockets,
@@ -31,27 +32,26 @@ public struct ConnectionLimits: Sendable {
 
 /// The open connections per client address, shared by the event loops.
 final class ConnectionTable: @unchecked Sendable {
-    private let lock = Lock()
-    private var counts: [String: Int] = [:]
+    private let counts = Mutex<[String: Int]>([:])
     let perAddress: Int
 
     init(perAddress: Int) { self.perAddress = perAddress }
 
     /// False, counting nothing, when `address` already has `perAddress` connections.
     func enter(_ address: String) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        let n = counts[address, default: 0]
-        guard n < perAddress else { return false }
-        counts[address] = n + 1
-        return true
+        counts.withLock { counts in
+            let n = counts[address, default: 0]
+            guard n < perAddress else { return false }
+            counts[address] = n + 1
+            return true
+        }
     }
 
     func leave(_ address: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        let n = counts[address, default: 1] - 1
-        counts[address] = n > 0 ? n : nil
+        counts.withLock { counts in
+            let n = counts[address, default: 1] - 1
+            counts[address] = n > 0 ? n : nil
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 import AlarmCore
 import FoundationEssentials
+import Synchronization
 
 /// What a request brings to prove who sent it, as the HTTP layer found it.
 public struct Credentials: Sendable, Equatable {
@@ -136,39 +137,30 @@ public enum SignInRefusal: Error, Equatable, Sendable {
 
 /// One `Gate` for all of the server's threads, with the token file it checks against.
 public final class SharedGate: @unchecked Sendable {
-    private let lock = Lock()
-    private var gate: Gate
+    private let gate: Mutex<Gate>
     public let token: CurrentToken
 
     public init(token: CurrentToken, gate: Gate = Gate()) {
         self.token = token
-        self.gate = gate
+        self.gate = Mutex(gate)
     }
 
     public func check(_ credentials: Credentials, changesState: Bool, address: String, now: Date = Date()) -> Gate.Verdict {
         let current = token.get()
-        lock.lock()
-        defer { lock.unlock() }
-        return gate.check(credentials, changesState: changesState, address: address, token: current, now: now)
+        return gate.withLock { $0.check(credentials, changesState: changesState, address: address, token: current, now: now) }
     }
 
     public func signIn(given: String, address: String, now: Date = Date()) -> Result<Sessions.Session, SignInRefusal> {
         let current = token.get()
-        lock.lock()
-        defer { lock.unlock() }
-        return gate.signIn(given: given, address: address, token: current, now: now)
+        return gate.withLock { $0.signIn(given: given, address: address, token: current, now: now) }
     }
 
     /// How long an unused session lasts (the cookie's Max-Age).
     public var sessionLifetime: TimeInterval {
-        lock.lock()
-        defer { lock.unlock() }
-        return gate.sessions.idleLimit
+        gate.withLock { $0.sessions.idleLimit }
     }
 
     public func signOut(sessionID: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        gate.signOut(sessionID: sessionID)
+        gate.withLock { $0.signOut(sessionID: sessionID) }
     }
 }

@@ -1,5 +1,6 @@
 import AlarmCore
 import FoundationEssentials
+import Synchronization
 
 /// Which refusals of alarm-web reach the journal: every kind from every address is logged, but
 /// at most once per address and reason per `interval`; the next line after a quiet spell says
@@ -70,20 +71,17 @@ public struct RefusalLog: Sendable {
 
 /// One `RefusalLog` for all of the server's threads.
 public final class SharedRefusalLog: @unchecked Sendable {
-    private let lock = Lock()
-    private var log: RefusalLog
+    private let log: Mutex<RefusalLog>
     private let write: @Sendable (String) -> Void
 
     /// `write`: where the lines go (alarm-web: stderr, with journald's priority prefix).
     public init(_ log: RefusalLog = RefusalLog(), write: @escaping @Sendable (String) -> Void) {
-        self.log = log
+        self.log = Mutex(log)
         self.write = write
     }
 
     public func refused(_ address: String, _ reason: String, detail: String? = nil, now: Date = Date()) {
-        lock.lock()
-        let line = log.note(address: address, reason: reason, detail: detail, now: now)
-        lock.unlock()
+        let line = log.withLock { $0.note(address: address, reason: reason, detail: detail, now: now) }
         if let line { write(line) }
     }
 }

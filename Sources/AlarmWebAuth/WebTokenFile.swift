@@ -2,6 +2,7 @@ import AlarmCore
 import AlarmSystem
 import Glibc
 import FoundationEssentials
+import Synchronization
 
 /// A problem with the token file, in words a user can act on.
 public struct WebSetupError: Error, Equatable, CustomStringConvertible {
@@ -65,25 +66,21 @@ public struct WebTokenFile: Sendable {
 /// without a restart of alarm-web). Thread-safe.
 public final class CurrentToken: @unchecked Sendable {
     private let file: WebTokenFile
-    private let lock = Lock()
-    private var identity: [Int]?
-    private var cached: Result<String, WebSetupError>?
+    /// The file's identity when last read, and what that read gave.
+    private let cache = Mutex<(identity: [Int]?, result: Result<String, WebSetupError>?)>((nil, nil))
 
     public init(file: WebTokenFile) { self.file = file }
 
     /// The token, or why there is none.
     public func get() -> Result<String, WebSetupError> {
         let now = FileOwnership.identity(file.path)
-        lock.lock()
-        defer { lock.unlock() }
-        do {
-            if let cached, now != nil, now == identity { return cached }
+        return cache.withLock { cache in
+            if let cached = cache.result, now != nil, now == cache.identity { return cached }
             let fresh: Result<String, WebSetupError>
             do { fresh = .success(try file.read()) } catch let e as WebSetupError { fresh = .failure(e) } catch {
                 fresh = .failure(WebSetupError("\(error)"))
             }
-            identity = now
-            cached = fresh
+            cache = (now, fresh)
             return fresh
         }
     }

@@ -22,6 +22,12 @@
 #include <sys/wait.h>
 #include <sys/syscall.h>
 #include <spawn.h>
+#include <pthread.h>
+
+// Thread names (what `top -H` and /proc/PID/task/TID/comm show): glibc declares these only with
+// _GNU_SOURCE, which this module's headers are not built with.
+int pthread_setname_np(pthread_t thread, const char *name);
+int pthread_getname_np(pthread_t thread, char *name, size_t len);
 
 // Macros and inline functions Swift cannot import directly.
 static inline int clinux_s_isfifo(mode_t m) { return S_ISFIFO(m); }

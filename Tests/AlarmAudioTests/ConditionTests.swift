@@ -1,3 +1,4 @@
+import AlarmSystem
 import Foundation
 import Testing
 

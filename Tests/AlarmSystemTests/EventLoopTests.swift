@@ -91,15 +91,55 @@ struct EventLoopTests {
         try loop.unregister(tokenA!)  // twice is harmless
     }
 
-    @Test("a handler's error is rethrown by runOnce")
-    func handlerErrors() throws {
+    @Test("a handler's error is reported with its name and descriptor, and the loop serves the next event")
+    func handlerErrorsAreReportedAndTheLoopGoesOn() throws {
+        struct Boom: Error, CustomStringConvertible { var description: String { "boom" } }
+        var reports: [String] = []
+        let loop = try EventLoop(reportFailure: { reports.append("\($0)") })
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let failing = try ControlFIFO(path: dir.sub("failing"))
+        let other = try ControlFIFO(path: dir.sub("other"))
+        var failingCalls = 0
+        var served: [String] = []
+        try loop.register(failing.descriptor, name: "the failing FIFO") { _ in
+            _ = try failing.readCommands()
+            failingCalls += 1
+            if failingCalls == 1 { throw Boom() }
+            served.append("failing")
+            loop.stop()
+        }
+        try loop.register(other.descriptor) { _ in
+            served += try other.readCommands().map { "other \($0)" }
+        }
+
+        // Both ready in one turn: the failure is reported and the other handler still runs.
+        try ControlFIFO.send(.reload, to: failing.path)
+        try ControlFIFO.send(.stop, to: other.path)
+        var called = 0
+        for _ in 0..<20 where called < 2 { called += try loop.runOnce(timeout: .seconds(1)) }
+        #expect(called == 2)
+        #expect(reports == ["handling the failing FIFO (fd \(failing.descriptor)) failed: boom"])
+        #expect(served == ["other stop"])
+
+        // run() goes on after a failure and serves the next event (the handler stops it then).
+        try ControlFIFO.send(.reload, to: failing.path)
+        try loop.run()
+        #expect(served == ["other stop", "failing"])
+        #expect(reports.count == 1)
+    }
+
+    @Test("a handler that fails while its descriptor stays ready ends run() with HandlerKeepsFailing, not a spin")
+    func aHandlerThatKeepsFailingEndsTheLoop() throws {
         struct Boom: Error {}
-        let loop = try EventLoop()
+        var reports = 0
+        let loop = try EventLoop(reportFailure: { _ in reports += 1 })
         let fifo = try ControlFIFO(path: TempDir().sub("control"))
         defer { try? fifo.remove() }
-        try loop.register(fifo.descriptor) { _ in throw Boom() }
+        try loop.register(fifo.descriptor, name: "the control FIFO") { _ in throw Boom() }  // never drains it
         try ControlFIFO.send(.reload, to: fifo.path)
-        #expect(throws: Boom.self) { try loop.runOnce(timeout: .seconds(1)) }
+        #expect(throws: EventLoop.HandlerKeepsFailing.self) { try loop.run() }
+        #expect(reports == EventLoop.failureLimit)
     }
 
     @Test("registering the same descriptor twice is an error (EEXIST)")

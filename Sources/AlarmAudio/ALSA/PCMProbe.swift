@@ -1,3 +1,4 @@
+import AlarmSystem
 import CAlsa
 import FoundationEssentials
 #if canImport(Glibc)

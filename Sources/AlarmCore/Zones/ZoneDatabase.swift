@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 
 /// The system's tz database: a directory of TZif files (`/usr/share/zoneinfo`, or `TZDIR`).
 ///
@@ -18,9 +19,8 @@ public final class ZoneDatabase: @unchecked Sendable {
     static let notZones: Set<String> = ["posix", "right", "posixrules", "localtime"]
 
     public let directory: String
-    private let lock = Lock()
-    private var zones: [String: Zone] = [:]
-    private var lowercased: [String: String]?
+    /// The zones read, by the name asked for, and the name index (lowercased → on disk).
+    private let cache = Mutex<(zones: [String: Zone], lowercased: [String: String]?)>(([:], nil))
 
     public init(directory: String = ZoneDatabase.defaultDirectory) {
         self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
@@ -100,10 +100,7 @@ public final class ZoneDatabase: @unchecked Sendable {
 
     /// Forgets every zone read and the name index: the next lookups read the files again.
     public func invalidate() {
-        lock.lock()
-        defer { lock.unlock() }
-        zones = [:]
-        lowercased = nil
+        cache.withLock { $0 = ([:], nil) }
     }
 
     // MARK: private
@@ -121,31 +118,20 @@ public final class ZoneDatabase: @unchecked Sendable {
     }
 
     private func cached(_ key: String) -> Zone? {
-        lock.lock()
-        defer { lock.unlock() }
-        return zones[key]
+        cache.withLock { $0.zones[key] }
     }
 
     @discardableResult
     private func remember(_ zone: Zone, as key: String) -> Zone {
-        lock.lock()
-        defer { lock.unlock() }
-        zones[key] = zone
+        cache.withLock { $0.zones[key] = zone }
         return zone
     }
 
     private func index() -> [String: String] {
-        lock.lock()
-        if let lowercased {
-            lock.unlock()
-            return lowercased
-        }
-        lock.unlock()
+        if let lowercased = cache.withLock({ $0.lowercased }) { return lowercased }
         var map: [String: String] = [:]
         for id in identifiers() { map[id.lowercased()] = id }
-        lock.lock()
-        defer { lock.unlock() }
-        lowercased = map
+        cache.withLock { $0.lowercased = map }
         return map
     }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 
 /// Looking up IANA zones and mapping wall-clock times to instants in them.
 ///
@@ -115,19 +116,14 @@ public enum ZoneError: Error, Equatable, CustomStringConvertible {
 }
 
 /// The zones adopted by `Zones.adopt`, by identifier.
-private final class AdoptedZones: @unchecked Sendable {
-    private let lock = Lock()
-    private var zones: [String: Zone] = [:]
+private final class AdoptedZones: Sendable {
+    private let zones = Mutex<[String: Zone]>([:])
 
     func set(_ zone: Zone) {
-        lock.lock()
-        defer { lock.unlock() }
-        zones[zone.identifier] = zone
+        zones.withLock { $0[zone.identifier] = zone }
     }
 
     func get(_ identifier: String) -> Zone? {
-        lock.lock()
-        defer { lock.unlock() }
-        return zones[identifier]
+        zones.withLock { $0[identifier] }
     }
 }
