@@ -16,7 +16,7 @@ struct StopSilenceTests {
     /// Waits until `seconds` more have been recorded after `mark`; when they do not come, says
     /// why (the recorder or the server gone, the server's log) instead of a bare count later.
     func waitForRecording(_ rec: PulseRecorder, seconds: Double, after mark: Int, sink: PulseNullSink) {
-        let came = eventually(20) { rec.count - mark >= Int(seconds * Double(Self.rate)) }
+        let came = waitUntil(timeout: 20, poll: 0.005) { rec.count - mark >= Int(seconds * Double(Self.rate)) }
         #expect(came, "parec delivered \(rec.count - mark) samples in 20 s after the stop (parec \(rec.isRunning ? "running" : "gone"); \(sink.diagnosis))")
     }
 
