@@ -28,8 +28,8 @@ struct HungServerTests {
             #expect(first.get()?.device == "pulse")
 
             sink.freeze()
-            #expect(eventually(20) { lines.all.contains { $0.contains("took no audio for 3 s (stalled)") } }, "\(lines.all)")
-            #expect(eventually(20) { lines.all.contains { $0.contains("'pulse': snd_pcm_drop failed: no return for 3 s") } }, "\(lines.all)")
+            #expect(waitUntil(timeout: 20, poll: 0.005) { lines.all.contains { $0.contains("took no audio for 3 s (stalled)") } }, "\(lines.all)")
+            #expect(waitUntil(timeout: 20, poll: 0.005) { lines.all.contains { $0.contains("'pulse': snd_pcm_drop failed: no return for 3 s") } }, "\(lines.all)")
             #expect(AlarmPlayer.hungDevices == ["pulse"])
             #expect(player.isRinging, "the ring goes on, on the next device")
             #expect(failures.all.isEmpty, "a device of the chain plays: no failure to report: \(failures.all)")
@@ -43,19 +43,19 @@ struct HungServerTests {
             // While pulse is hung, the next ring skips it at once and plays on the next device.
             let second = Box<PlaybackStarted>()
             player.start(clip, onFirstFrame: { second.set($0) })
-            #expect(eventually(2) { second.get() != nil }, "\(lines.all)")
+            #expect(waitUntil(timeout: 2, poll: 0.005) { second.get() != nil }, "\(lines.all)")
             #expect(second.get()?.device == "null")
             #expect(lines.all.contains { $0.contains("an earlier call has not returned") && $0.contains("skipping it") }, "\(lines.all)")
             player.stop()
 
             // Thawed: the call left behind returns, and pulse plays and is heard again.
             sink.thaw()
-            #expect(eventually(20) { AlarmPlayer.hungDevices.isEmpty }, "\(lines.all)")
+            #expect(waitUntil(timeout: 20, poll: 0.005) { AlarmPlayer.hungDevices.isEmpty }, "\(lines.all)")
             #expect(lines.all.contains { $0.contains("'pulse': snd_pcm_drop returned at last") }, "\(lines.all)")
             let third = Box<PlaybackStarted>()
             let mark = rec.count
             player.start(clip, onFirstFrame: { third.set($0) })
-            #expect(eventually(10) { third.get() != nil })
+            #expect(waitUntil(timeout: 10, poll: 0.005) { third.get() != nil })
             #expect(third.get()?.device == "pulse")
             #expect(rec.waitForSound(from: mark) != nil, "heard again after the thaw")
             player.stop()
@@ -74,7 +74,7 @@ struct HungServerTests {
             let first = Box<PlaybackStarted>()
             let began = ContinuousClock.now
             player.start(clip, onFirstFrame: { first.set($0) })
-            #expect(eventually(20) { first.get() != nil }, "no frame on the next device: \(lines.all)")
+            #expect(waitUntil(timeout: 20, poll: 0.005) { first.get() != nil }, "no frame on the next device: \(lines.all)")
             #expect(ContinuousClock.now - began > .seconds(5.5), "given up before its 6 s")
             #expect(first.get()?.device == "null")
             #expect(lines.all.contains { $0.contains("'pulse': snd_pcm_open failed: no return for 6 s") }, "\(lines.all)")
@@ -85,7 +85,7 @@ struct HungServerTests {
             let alone = AlarmPlayer(devices: ["pulse"], log: { lines.add($0) })
             let failures = LogLines()
             alone.start(clip, onFailure: { failures.add($0) })
-            #expect(eventually(15) { !failures.all.isEmpty }, "\(lines.all)")
+            #expect(waitUntil(timeout: 15, poll: 0.005) { !failures.all.isEmpty }, "\(lines.all)")
             #expect(failures.all.first?.contains("no return for") == true || failures.all.first?.contains("has not returned") == true,
                     "\(failures.all)")
             let t0 = ContinuousClock.now
@@ -93,7 +93,7 @@ struct HungServerTests {
             #expect(ContinuousClock.now - t0 < .seconds(2))
             #expect(failures.all.count == 1, "said once per ring: \(failures.all)")
             sink.thaw()
-            #expect(eventually(20) { AlarmPlayer.hungDevices.isEmpty }, "\(lines.all)")
+            #expect(waitUntil(timeout: 20, poll: 0.005) { AlarmPlayer.hungDevices.isEmpty }, "\(lines.all)")
         }
     }
 
@@ -112,7 +112,7 @@ struct HungServerTests {
             #expect(ContinuousClock.now - t0 < .milliseconds(500), "no second thread left waiting on it")
             #expect(again.error?.text.contains("an earlier call has not returned") == true, "\(again)")
             sink.thaw()
-            #expect(eventually(20) { AlarmPlayer.hungDevices.isEmpty })
+            #expect(waitUntil(timeout: 20, poll: 0.005) { AlarmPlayer.hungDevices.isEmpty })
             #expect(PCMProbe.probe("pulse", channels: 1, rate: 48_000).opens)
         }
     }

@@ -1,4 +1,5 @@
 import AlarmAudio
+import AlarmTestSupport
 import Foundation
 import Testing
 
@@ -22,7 +23,7 @@ struct PrerollTests {
         Thread.sleep(forTimeInterval: 0.3)
         #expect(first.get == nil, "it sounded before its instant")
         #expect(player.isRinging)
-        #expect(eventually(5) { first.get != nil })
+        #expect(waitUntil(timeout: 5, poll: 0.005) { first.get != nil })
         let started = try #require(first.get)
         #expect(started.date >= instant.addingTimeInterval(-0.001), "started \(started.date.timeIntervalSince(instant)) s from the instant")
         #expect(started.date.timeIntervalSince(instant) < 0.25, "started \(started.date.timeIntervalSince(instant)) s late")
@@ -50,7 +51,7 @@ struct PrerollTests {
         let first = Box()
         player.preroll(DefaultTone.clip(), at: Date().addingTimeInterval(30), onFirstFrame: { first.set($0) })
         player.go()
-        #expect(eventually(5) { first.get != nil })
+        #expect(waitUntil(timeout: 5, poll: 0.005) { first.get != nil })
         player.stop()
     }
 
@@ -62,7 +63,7 @@ struct PrerollTests {
         Thread.sleep(forTimeInterval: 0.5)
         #expect(first.get == nil, "it started on its own 5 s after its instant")
         player.go()
-        #expect(eventually(5) { first.get != nil })
+        #expect(waitUntil(timeout: 5, poll: 0.005) { first.get != nil })
         player.stop()
     }
 
@@ -73,9 +74,9 @@ struct PrerollTests {
         let first = Box()
         let instant = Date().addingTimeInterval(0.8)
         player.preroll(DefaultTone.clip(), at: instant, onFirstFrame: { first.set($0) })
-        #expect(eventually(0.6) { lines.all.contains { $0.contains("pre-roll") && $0.contains("nosuch-preroll") } }, "\(lines.all)")
+        #expect(waitUntil(timeout: 0.6, poll: 0.005) { lines.all.contains { $0.contains("pre-roll") && $0.contains("nosuch-preroll") } }, "\(lines.all)")
         #expect(first.get == nil)
-        #expect(eventually(5) { first.get != nil })
+        #expect(waitUntil(timeout: 5, poll: 0.005) { first.get != nil })
         #expect(try #require(first.get).device == "null")
         #expect(try #require(first.get).date.timeIntervalSince(instant) < 0.25)
         player.stop()

@@ -16,12 +16,39 @@ struct StopSilenceTests {
     /// Waits until `seconds` more have been recorded after `mark`; when they do not come, says
     /// why (the recorder or the server gone, the server's log) instead of a bare count later.
     func waitForRecording(_ rec: PulseRecorder, seconds: Double, after mark: Int, sink: PulseNullSink) {
-        let came = eventually(20) { rec.count - mark >= Int(seconds * Double(Self.rate)) }
+        let came = waitUntil(timeout: 20, poll: 0.005) { rec.count - mark >= Int(seconds * Double(Self.rate)) }
         #expect(came, "parec delivered \(rec.count - mark) samples in 20 s after the stop (parec \(rec.isRunning ? "running" : "gone"); \(sink.diagnosis))")
     }
 
     /// Index of the last sample that is not exactly zero.
     func lastSound(_ s: [Int16]) -> Int? { s.lastIndex { $0 != 0 } }
+
+    /// A running `alarm play long.wav --loop` (10 s of 440 Hz) on the sink's `pulse` PCM, its
+    /// stderr on a pipe, the sink recorded from before it started; `sounds` holds the file.
+    struct LoopingPlay {
+        let process: Process
+        let stderr: Pipe
+        let recorder: PulseRecorder
+        let sounds: TempDir
+        /// Its standard error; read once it has exited.
+        var errors: String { String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+    }
+
+    func playLoop(on sink: PulseNullSink) throws -> LoopingPlay {
+        let sounds = TempDir()
+        try Fixture.write(sounds.file("long.wav"), samples: Signal.sine(frequency: 440, rate: Self.rate, channels: 1, frames: 10 * Self.rate),
+                          channels: 1, rate: Self.rate, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+        let rec = try sink.record()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try Subprocess.executable("alarm"))
+        p.arguments = ["play", "long.wav", "--loop", "--device", "pulse", "--sounds-dir", sounds.path]
+        p.environment = ProcessInfo.processInfo.environment.merging(sink.environment) { $1 }
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        return LoopingPlay(process: p, stderr: err, recorder: rec, sounds: sounds)
+    }
 
     @Test("AlarmPlayer.stop() drops the buffer: the sink is silent right after it returns")
     func playerStop() throws {
@@ -65,18 +92,8 @@ struct StopSilenceTests {
     func cliStop() throws {
         let sink = try PulseNullSink(sinkName: "alarmcli")
         defer { sink.shutdown() }
-        let sounds = TempDir()
-        try Fixture.write(sounds.file("long.wav"), samples: Signal.sine(frequency: 440, rate: Self.rate, channels: 1, frames: 10 * Self.rate),
-                          channels: 1, rate: Self.rate, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
-        let rec = try sink.record()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try Subprocess.executable("alarm"))
-        p.arguments = ["play", "long.wav", "--loop", "--device", "pulse", "--sounds-dir", sounds.path]
-        p.environment = ProcessInfo.processInfo.environment.merging(sink.environment) { $1 }
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
+        let play = try playLoop(on: sink)
+        let (p, rec) = (play.process, play.recorder)
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         let soundAt = rec.waitForSound()
         try #require(soundAt != nil, "no sound reached the sink")
@@ -88,7 +105,7 @@ struct StopSilenceTests {
         let exitTook = ContinuousClock.now - t0
         waitForRecording(rec, seconds: 1.5, after: atStop, sink: sink)
         let s = rec.stop()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = play.errors
         #expect(p.terminationStatus == 0, "\(stderr)")
         #expect(stderr.contains("ringing 'long.wav' on pulse"))
         let last = try #require(lastSound(s))
@@ -105,18 +122,8 @@ extension StopSilenceTests {
     func underrun() throws {
         let sink = try PulseNullSink(sinkName: "alarmxrun")
         defer { sink.shutdown() }
-        let sounds = TempDir()
-        try Fixture.write(sounds.file("long.wav"), samples: Signal.sine(frequency: 440, rate: Self.rate, channels: 1, frames: 10 * Self.rate),
-                          channels: 1, rate: Self.rate, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
-        let rec = try sink.record()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try Subprocess.executable("alarm"))
-        p.arguments = ["play", "long.wav", "--loop", "--device", "pulse", "--sounds-dir", sounds.path]
-        p.environment = ProcessInfo.processInfo.environment.merging(sink.environment) { $1 }
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
+        let play = try playLoop(on: sink)
+        let (p, rec) = (play.process, play.recorder)
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         try #require(rec.waitForSound() != nil, "no sound reached the sink")
         Thread.sleep(forTimeInterval: 0.5)
@@ -133,7 +140,7 @@ extension StopSilenceTests {
         kill(p.processIdentifier, SIGTERM)
         p.waitUntilExit()
         _ = rec.stop()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = play.errors
         #expect(silent, "the frozen player should leave the sink silent")
         #expect(resumed != nil, "sound resumed after the underrun")
         #expect(stderr.contains("ALSA device 'pulse': snd_pcm_writei failed: Broken pipe; recovering"), "\(stderr)")

@@ -1,16 +1,6 @@
 import AlarmTestSupport
 import Foundation
 
-/// Polls `condition` every 5 ms for up to `seconds` (scaled by `Slowdown`); whether it came true.
-func eventually(_ seconds: Double, until condition: () -> Bool) -> Bool {
-    let end = Date().addingTimeInterval(Slowdown.scaled(seconds))
-    while Date() < end {
-        if condition() { return true }
-        Thread.sleep(forTimeInterval: 0.005)
-    }
-    return condition()
-}
-
 /// A private PulseAudio null sink that this process's alsa-lib `pulse` PCM plays to while `body`
 /// runs (the export is process-wide, hence undone before the sink goes; suites that use it are
 /// `.serialized`).

@@ -191,16 +191,16 @@ public final class PulseRecorder: @unchecked Sendable {
     }
 
     /// Waits until a sample above `threshold` arrives after index `from`; its index, or nil.
+    /// (`timeout` is scaled by `Slowdown`.)
     public func waitForSound(threshold: Int16 = 1_000, from: Int = 0, timeout: Double = 15) -> Int? {
-        let deadline = Date().addingTimeInterval(timeout)
-        var checked = from
-        while Date() < deadline {
+        var checked = from, found: Int?
+        waitUntil(timeout: timeout) {
             let s = samples
-            if checked < s.count, let i = s[checked...].firstIndex(where: { abs(Int($0)) > Int(threshold) }) { return i }
+            found = checked < s.count ? s[checked...].firstIndex { abs(Int($0)) > Int(threshold) } : nil
             checked = max(checked, s.count)
-            Thread.sleep(forTimeInterval: 0.02)
+            return found != nil
         }
-        return nil
+        return found
     }
 
     /// Stops parec and returns everything recorded.

@@ -23,9 +23,7 @@ struct MQTTTests {
             port = try Self.freePort()
             try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n".write(toFile: dir + "/mosquitto.conf", atomically: true, encoding: .utf8)
             process = try Spawned("/usr/sbin/mosquitto", ["-c", dir + "/mosquitto.conf"], environment: [:], output: dir + "/mosquitto.log")
-            let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline, !Self.accepts(port) { Thread.sleep(forTimeInterval: 0.05) }
-            guard Self.accepts(port) else { throw PulseNullSink.Failed(description: "mosquitto did not listen on \(port)") }
+            guard waitUntil(timeout: 20, poll: 0.05, { Self.accepts(port) }) else { throw PulseNullSink.Failed(description: "mosquitto did not listen on \(port)") }
         }
 
         static func freePort() throws -> Int {

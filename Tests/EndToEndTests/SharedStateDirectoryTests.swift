@@ -42,27 +42,9 @@ struct SharedStateDirectoryTests {
         let (state, runtime) = (dir + "/state", dir + "/run")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (daemon, group): (UInt32, UInt32) = (64_990, 64_990)
-        // What StateDirectory=/RuntimeDirectory= (modes 2770, 0755) and User=/Group= prepare.
-        for (path, mode) in [(state, 0o2770), (runtime, 0o755)] as [(String, mode_t)] {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            #expect(chown(path, daemon, group) == 0)
-            #expect(chmod(path, mode) == 0)
-        }
-        #expect(chmod(dir, 0o755) == 0)
-        for name in ["alarm", "alarmd"] {
-            try FileManager.default.copyItem(atPath: Binaries.directory.appendingPathComponent(name).path, toPath: dir + "/" + name)
-            #expect(chmod(dir + "/" + name, 0o755) == 0)
-        }
-        let d = Process()
-        d.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        d.arguments = ["--reuid=\(daemon)", "--regid=\(group)", "--groups=\(group)", "--", dir + "/alarmd"]
-        d.environment = environment(state: state, runtime: runtime)
-        d.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try d.run()
+        let d = try startAsUnit(in: dir, daemon: daemon, group: group)
         defer { if d.isRunning { d.terminate(); d.waitUntilExit() } }
         let fifo = runtime + "/control"
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: runtime + "/status.json") && Date() < deadline { usleep(20_000) }
         var st = stat()
         #expect(lstat(fifo, &st) == 0)
         #expect(st.st_mode & 0o7777 == 0o620, "FIFO mode \(String(st.st_mode & 0o7777, radix: 8))")
@@ -87,6 +69,29 @@ struct SharedStateDirectoryTests {
         let (state, runtime) = (dir + "/state", dir + "/run")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (daemon, group): (UInt32, UInt32) = (64_990, 64_990)
+        let d = try startAsUnit(in: dir, daemon: daemon, group: group)
+        defer { if d.isRunning { d.terminate(); d.waitUntilExit() } }
+        var st = stat()
+        #expect(stat(runtime + "/status.json", &st) == 0)
+        #expect(st.st_mode & 0o777 == 0o644, "status.json mode \(String(st.st_mode & 0o777, radix: 8))")
+
+        let status = try run(dir + "/alarm", as: 64_995, group: 64_995, ["status"], state: state, runtime: runtime)
+        #expect(status.status == 0 && status.out.contains("idle"), "outsider status: \(status.status) \(status.out) \(status.err)")
+        let json = try run(dir + "/alarm", as: 64_995, group: 64_995, ["status", "--json"], state: state, runtime: runtime)
+        #expect(json.status == 0 && json.out.contains("\"running\" : true"), "outsider status --json: \(json.out) \(json.err)")
+
+        // kill -9 leaves the FIFO and status.json behind; the lock goes with the process.
+        kill(d.processIdentifier, SIGKILL)
+        d.waitUntilExit()
+        let dead = try run(dir + "/alarm", as: 64_995, group: 64_995, ["status"], state: state, runtime: runtime)
+        #expect(dead.status == 3 && dead.out.contains("not running"), "outsider status after kill -9: \(dead.status) \(dead.out) \(dead.err)")
+    }
+
+    /// What the unit prepares in `dir`: `state` and `run` as StateDirectory=/RuntimeDirectory=
+    /// (modes 2770, 0755) and User=/Group= make them, copies of alarm and alarmd anyone may run,
+    /// and alarmd started there as `daemon`; returns once it wrote status.json (or 10 s passed).
+    private func startAsUnit(in dir: String, daemon: UInt32, group: UInt32) throws -> Process {
+        let (state, runtime) = (dir + "/state", dir + "/run")
         for (path, mode) in [(state, 0o2770), (runtime, 0o755)] as [(String, mode_t)] {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             #expect(chown(path, daemon, group) == 0)
@@ -103,23 +108,8 @@ struct SharedStateDirectoryTests {
         d.environment = environment(state: state, runtime: runtime)
         d.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try d.run()
-        defer { if d.isRunning { d.terminate(); d.waitUntilExit() } }
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: runtime + "/status.json") && Date() < deadline { usleep(20_000) }
-        var st = stat()
-        #expect(stat(runtime + "/status.json", &st) == 0)
-        #expect(st.st_mode & 0o777 == 0o644, "status.json mode \(String(st.st_mode & 0o777, radix: 8))")
-
-        let status = try run(dir + "/alarm", as: 64_995, group: 64_995, ["status"], state: state, runtime: runtime)
-        #expect(status.status == 0 && status.out.contains("idle"), "outsider status: \(status.status) \(status.out) \(status.err)")
-        let json = try run(dir + "/alarm", as: 64_995, group: 64_995, ["status", "--json"], state: state, runtime: runtime)
-        #expect(json.status == 0 && json.out.contains("\"running\" : true"), "outsider status --json: \(json.out) \(json.err)")
-
-        // kill -9 leaves the FIFO and status.json behind; the lock goes with the process.
-        kill(d.processIdentifier, SIGKILL)
-        d.waitUntilExit()
-        let dead = try run(dir + "/alarm", as: 64_995, group: 64_995, ["status"], state: state, runtime: runtime)
-        #expect(dead.status == 3 && dead.out.contains("not running"), "outsider status after kill -9: \(dead.status) \(dead.out) \(dead.err)")
+        waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: runtime + "/status.json") }
+        return d
     }
 
     private func environment(state: String, runtime: String) -> [String: String] {

@@ -1,87 +1,49 @@
 import AlarmTestSupport
 import Foundation
 
-/// One alarmd in temporary directories, playing to ALSA's null PCM (instant, no sound server),
-/// with the CLI run as child processes that the tests may kill at any moment.
+/// One alarmd (an `AlarmdHarness`) playing to ALSA's null PCM (instant, no sound server), with
+/// the CLI run as child processes that the tests may kill at any moment, and start-up timed.
 final class ReliabilityRig: @unchecked Sendable {
-    let root: String
-    private(set) var daemon: Spawned?
-    let environment: [String: String]
+    let alarmd: AlarmdHarness
     private(set) var starts = 0
 
-    var stateDir: String { root + "/state" }
-    var runtimeDir: String { root + "/run" }
-    var fifoPath: String { runtimeDir + "/control" }
-    var logPath: String { root + "/alarmd.log" }
-
-    static var binaries: String {
-        if let dir = ProcessInfo.processInfo.environment["ALARM_BIN_DIR"] { return dir }
-        var url = Bundle.main.bundleURL
-        if url.pathExtension == "xctest" { url.deleteLastPathComponent() }
-        return url.path
-    }
+    var root: String { alarmd.root }
+    var stateDir: String { alarmd.stateDir }
+    var runtimeDir: String { alarmd.runtimeDir }
+    var fifoPath: String { alarmd.fifoPath }
+    var logPath: String { alarmd.logPath }
+    var environment: [String: String] { alarmd.environment }
+    var log: String { alarmd.log }
+    var pid: pid_t? { alarmd.pid }
+    var isRunning: Bool { alarmd.isRunning }
 
     init(config: String, zone: String = "UTC") throws {
-        root = FileManager.default.temporaryDirectory.path + "/alarm-rel-" + UUID().uuidString
-        for dir in ["state", "sounds", "out"] {
-            try FileManager.default.createDirectory(atPath: root + "/" + dir, withIntermediateDirectories: true)
-        }
-        try config.write(toFile: root + "/alarm.conf", atomically: true, encoding: .utf8)
-        try FileManager.default.createSymbolicLink(atPath: root + "/localtime", withDestinationPath: "/usr/share/zoneinfo/" + zone)
-        environment = [
-            "ALARM_STATE_DIR": root + "/state", "ALARM_RUNTIME_DIR": root + "/run", "ALARM_SOUNDS_DIR": root + "/sounds",
-            "ALARM_DEVICE": "null", "ALARM_CONFIG": root + "/alarm.conf", "ALARM_LOCALTIME": root + "/localtime",
-        ]
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        alarmd = try AlarmdHarness(name: "alarm-rel", zone: zone, config: config, audio: .device("null"), directories: ["out"])
+        alarmd.shutdownGrace = 2
+        // RELIABILITY_KEEP=1 keeps the directories of a run for a post-mortem.
+        alarmd.keepRoot = ProcessInfo.processInfo.environment["RELIABILITY_KEEP"] == "1"
     }
 
-    /// Starts alarmd (its output appended to one log) and waits until it reads its FIFO.
-    /// Returns the seconds it took, or nil when it did not get there within `timeout`.
+    /// Starts alarmd and waits until it reads its FIFO. Returns the seconds it took, or nil when
+    /// it exited or did not get there within `timeout` (scaled by `Slowdown`).
     @discardableResult
     func start(timeout: Double = 15) throws -> Double? {
         let t0 = Date()
         starts += 1
-        daemon = try Spawned("/bin/sh", ["-c", "exec \"$0\" >> \"$1\" 2>&1", Self.binaries + "/alarmd", logPath], environment: environment)
-        let deadline = t0.addingTimeInterval(timeout)
-        while Date() < deadline {
-            guard let d = daemon, d.isRunning else { return nil }
-            if listening { return Date().timeIntervalSince(t0) }
-            usleep(5_000)
-        }
-        return nil
+        try alarmd.launch()
+        let up = waitUntil(timeout: timeout, poll: 0.005) { !alarmd.isRunning || alarmd.listening }
+        return up && alarmd.isRunning ? Date().timeIntervalSince(t0) : nil
     }
-
-    /// A reader holds the FIFO open (opening its write end without blocking succeeds).
-    var listening: Bool {
-        let fd = open(fifoPath, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-        if fd >= 0 { close(fd) }
-        return fd >= 0
-    }
-
-    var pid: pid_t? { daemon?.pid }
-    var isRunning: Bool { daemon?.isRunning ?? false }
 
     /// kill -9, reaped.
-    func crash() {
-        guard let d = daemon else { return }
-        d.signal(SIGKILL)
-        _ = d.wait(timeout: 10)
-        daemon = nil
-    }
+    func crash() { alarmd.crash() }
 
     /// SIGTERM; the exit code, or nil if it did not exit within 10 s (then it is killed).
-    func stop() -> Int32? {
-        guard let d = daemon else { return nil }
-        d.signal(SIGTERM)
-        let code = d.wait(timeout: 10)
-        if code == nil { d.terminate() }
-        daemon = nil
-        return code
-    }
+    func stop() -> Int32? { alarmd.stop() }
 
     /// Starts `alarm args` without waiting; its output goes to a file in `out/`.
     func spawnCLI(_ args: [String], output: String? = nil) throws -> Spawned {
-        try Spawned(Self.binaries + "/alarm", args, environment: environment, output: output ?? root + "/out/\(UUID().uuidString)")
+        try alarmd.spawn("alarm", args, output: output ?? root + "/out/\(UUID().uuidString)")
     }
 
     /// Runs `alarm args` to completion: the exit code (-1 when killed after `timeout` s) and its output.
@@ -111,12 +73,7 @@ final class ReliabilityRig: @unchecked Sendable {
         h.write(Data(("## " + line + "\n").utf8))
     }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
-
-    func status() -> [String: Any]? {
-        guard let data = FileManager.default.contents(atPath: runtimeDir + "/status.json") else { return nil }
-        return try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-    }
+    func status() -> [String: Any]? { alarmd.status() }
 
     /// VmRSS of the daemon in KiB, from /proc.
     func residentKiB() -> Int? {
@@ -128,23 +85,7 @@ final class ReliabilityRig: @unchecked Sendable {
     }
 
     @discardableResult
-    func wait(_ timeout: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return condition()
-    }
+    func wait(_ timeout: Double, _ condition: () -> Bool) -> Bool { alarmd.wait(timeout, condition) }
 
-    func shutdown() {
-        if let d = daemon { d.terminate(grace: 2) }
-        daemon = nil
-        // RELIABILITY_KEEP=1 keeps the directories of a run for a post-mortem.
-        if ProcessInfo.processInfo.environment["RELIABILITY_KEEP"] == "1" { print("kept \(root)") } else {
-            try? FileManager.default.removeItem(atPath: root)
-        }
-    }
-
-    deinit { shutdown() }
+    func shutdown() { alarmd.shutdown() }
 }

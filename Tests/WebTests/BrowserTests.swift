@@ -81,7 +81,7 @@ import Testing
         let after = samples[index(stoppedShown + 0.5)...]
         #expect(after.count > Int(rate * 1.5), "too short a recording after stop: \(after.count) samples")
         #expect(Recording.peak(after) < 200, "sound on the sink after stop (peak \(Recording.peak(after)))")
-        #expect(h.status()["state"] as? String == "idle")
+        #expect(h.status()?["state"] as? String == "idle")
         #expect(!h.webLog.contains(h.token))
     }
 }
