@@ -1,3 +1,4 @@
+import AlarmSystem
 import FoundationEssentials
 
 // The ring's thread: it goes down the device chain, hands each device to a thread of its own
