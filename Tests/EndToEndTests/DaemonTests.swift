@@ -172,6 +172,26 @@ struct DaemonTests {
         try stopAndExpectSilence(h)
     }
 
+    @Test("kill -9 while snoozed, restart, stop while still snoozed: history ends with stopped (issue #23)")
+    func crashWhileSnoozedThenStop() throws {
+        let h = try harness()
+        defer { h.shutdown() }
+        #expect(try h.cli("add", "--in", "2s", "--id", "crash", "--sound", Self.a440).status == 0)
+        _ = try #require(h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "nothing was heard: \(h.log)")
+        #expect(try h.cli("snooze", "10m").status == 0)
+        h.crash()
+        try h.start()
+        #expect(h.status()?.string("state") == "snoozed", "the restarted daemon must know it is snoozed")
+        let stop = try h.cli("stop")
+        #expect(stop.status == 0, "\(stop)")
+        let json = try h.cli("history", "--json")
+        #expect(json.status == 0)
+        let entries = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let mine = entries.filter { $0["alarm"] as? String == "crash" }
+        #expect(mine.map { $0["outcome"] as? String } == ["snoozed", "stopped"], "\(entries)")
+        #expect(mine.last?["reason"] as? String == "stopped while snoozed")
+    }
+
     @Test("an alarm missed while the daemon was down rings late at start")
     func missedWhileDown() throws {
         let h = try harness()
