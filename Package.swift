@@ -110,7 +110,12 @@ let package = Package(
         // Runs the built binaries as processes.
         .testTarget(name: "EndToEndTests", dependencies: ["alarm", "alarmd", "alarm-hooks", "AlarmTestSupport"]),
         // Crash safety, FIFO abuse and sound-file fuzzing against the built binaries and the decoder.
-        .testTarget(name: "ReliabilityTests", dependencies: ["AlarmCore", "AlarmAudio", "AlarmSystem", "AlarmDaemon", "AlarmState", "AlarmTestSupport", "alarm", "alarmd"]),
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: [
+                "AlarmCore", "AlarmAudio", "AlarmSystem", "AlarmDaemon", "AlarmState", "AlarmTestSupport", "alarm",
+                "alarmd",
+            ]),
     ]
 )
 
@@ -149,7 +154,8 @@ if withWeb {
                 .embedInCode("Resources/app.css"), .embedInCode("Resources/openapi.json"),
             ]),
         .executableTarget(
-            name: "alarm-web", dependencies: ["AlarmWeb", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            name: "alarm-web",
+            dependencies: ["AlarmWeb", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // alarm-web's responder in process, as Hummingbird's router test framework calls it.
         .testTarget(
             name: "WebRouterTests",
@@ -158,6 +164,7 @@ if withWeb {
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         // alarm-web over real HTTP (and the page in headless Chromium) against the built binaries.
-        .testTarget(name: "WebTests", dependencies: ["alarm", "alarmd", "alarm-web", "AlarmTestSupport"], exclude: ["Browser"]),
+        .testTarget(
+            name: "WebTests", dependencies: ["alarm", "alarmd", "alarm-web", "AlarmTestSupport"], exclude: ["Browser"]),
     ]
 }

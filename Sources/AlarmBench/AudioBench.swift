@@ -11,7 +11,12 @@ enum AudioBench {
         defer { try? FileManager.default.removeItem(atPath: dir) }
 
         // 30.0 s, stereo, 48 kHz: the longest clip that still plays.
-        guard shell(["sox", "-n", "-r", "48000", "-c", "2", "-b", "16", dir + "/clip.wav", "synth", "30", "sine", "440", "sine", "660", "vol", "0.5"]) else {
+        guard
+            shell([
+                "sox", "-n", "-r", "48000", "-c", "2", "-b", "16", dir + "/clip.wav", "synth", "30", "sine", "440",
+                "sine", "660", "vol", "0.5",
+            ])
+        else {
             print("sox is needed to make the benchmark clip (scripts/deps)")
             return
         }
@@ -31,8 +36,10 @@ enum AudioBench {
             times.sort()
             let i = last!
             let fmt = i.format.map { "\($0.container.rawValue) \($0.format)" } ?? "?"
-            print(String(format: "validate+decode 30 s stereo 48 kHz %-9@ (%@): median %.1f ms, min %.1f ms, playable: %@",
-                         name, fmt, times[2] * 1000, times[0] * 1000, i.playable ? "yes" : "no \(i.problem!)"))
+            print(
+                String(
+                    format: "validate+decode 30 s stereo 48 kHz %-9@ (%@): median %.1f ms, min %.1f ms, playable: %@",
+                    name, fmt, times[2] * 1000, times[0] * 1000, i.playable ? "yes" : "no \(i.problem!)"))
         }
 
         // Ringing: loop a clip through alsa-lib into the unpaced `null` PCM, so the CPU cost of
@@ -48,8 +55,11 @@ enum AudioBench {
         let wall = seconds(ContinuousClock.now - t0)
         let cpu = cpuSeconds() - before
         let played = Double(summary.framesWritten) / Double(clip.sampleRate)
-        print(String(format: "ringing (stereo 48 kHz, volume + fade, looped, ALSA 'null'): %.0f s of audio in %.2f s wall, %.3f s CPU → %.3f%% of one core while ringing",
-                     played, wall, cpu, played > 0 ? cpu / played * 100 : .nan))
+        print(
+            String(
+                format:
+                    "ringing (stereo 48 kHz, volume + fade, looped, ALSA 'null'): %.0f s of audio in %.2f s wall, %.3f s CPU → %.3f%% of one core while ringing",
+                played, wall, cpu, played > 0 ? cpu / played * 100 : .nan))
         pacedRinging(clip)
     }
 
@@ -68,8 +78,11 @@ enum AudioBench {
         let summary = player.stop()
         let elapsed = seconds(ContinuousClock.now - t0)
         let cpu = cpuSeconds() - before
-        print(String(format: "ringing on 'pulse' (paced): %.2f s wall, %.1f s of audio written, %.3f s CPU → %.2f%% of one core (alsa-lib + pulse client included)",
-                     elapsed, Double(summary.framesWritten) / Double(clip.sampleRate), cpu, cpu / elapsed * 100))
+        print(
+            String(
+                format:
+                    "ringing on 'pulse' (paced): %.2f s wall, %.1f s of audio written, %.3f s CPU → %.2f%% of one core (alsa-lib + pulse client included)",
+                elapsed, Double(summary.framesWritten) / Double(clip.sampleRate), cpu, cpu / elapsed * 100))
     }
 
     static func seconds(_ d: Duration) -> Double {
@@ -80,7 +93,8 @@ enum AudioBench {
     static func cpuSeconds() -> Double {
         var u = rusage()
         getrusage(RUSAGE_SELF.rawValue, &u)
-        return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) / 1e6 + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) / 1e6
+        return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) / 1e6 + Double(u.ru_stime.tv_sec) + Double(
+            u.ru_stime.tv_usec) / 1e6
     }
 
     @discardableResult

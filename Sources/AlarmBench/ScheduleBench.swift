@@ -35,7 +35,8 @@ enum ScheduleBench {
             samples.sort()
             print(
                 String(
-                    format: "schedule: next ring of 10,000 alarms (%@): median %.1f ms, min %.1f ms, max %.1f ms over 5 runs (%d found)",
+                    format:
+                        "schedule: next ring of 10,000 alarms (%@): median %.1f ms, min %.1f ms, max %.1f ms over 5 runs (%d found)",
                     label, samples[2] * 1000, samples[0] * 1000, samples[4] * 1000, found))
         }
         print(String(format: "schedule: parsing 10,000 expressions: %.1f ms", parseSeconds * 1000))
@@ -48,8 +49,11 @@ enum ScheduleBench {
     /// (`Alarm.nextSounding`), as alarmd, `alarm list` and `next` compute it.
     static func withRules(_ plain: [Alarm], system: Zone) {
         var text = "BEGIN:VCALENDAR\nVERSION:2.0\n"
-        for (k, rule) in ["FREQ=YEARLY", "FREQ=YEARLY;BYMONTH=11;BYDAY=4TH", "FREQ=YEARLY;BYMONTH=5;BYDAY=-1MO"].enumerated() {
-            text += "BEGIN:VEVENT\nDTSTART;VALUE=DATE:2020\(11 + k % 2)2\(4 + k)\nSUMMARY:yearly \(k)\nRRULE:\(rule)\nEND:VEVENT\n"
+        for (k, rule) in ["FREQ=YEARLY", "FREQ=YEARLY;BYMONTH=11;BYDAY=4TH", "FREQ=YEARLY;BYMONTH=5;BYDAY=-1MO"]
+            .enumerated()
+        {
+            text +=
+                "BEGIN:VEVENT\nDTSTART;VALUE=DATE:2020\(11 + k % 2)2\(4 + k)\nSUMMARY:yearly \(k)\nRRULE:\(rule)\nEND:VEVENT\n"
         }
         for day in stride(from: 23, through: 30, by: 3) {
             text += "BEGIN:VEVENT\nDTSTART;VALUE=DATE:202611\(day)\nSUMMARY:day \(day)\nEND:VEVENT\n"
@@ -64,7 +68,8 @@ enum ScheduleBench {
             }
             if i % 3 == 0 { alarms[i].skipHolidays = true }
             if i % 20 == 19 {
-                alarms[i] = Alarm(id: alarms[i].id, trigger: .instant(RFC3339.parse("2026-11-24T06:00:00Z")!), every: .seconds(5400))
+                alarms[i] = Alarm(
+                    id: alarms[i].id, trigger: .instant(RFC3339.parse("2026-11-24T06:00:00Z")!), every: .seconds(5400))
             }
         }
         for (label, after) in [("ordinary day", "2026-11-22T05:00:00Z"), ("DST change day", "2026-03-08T05:00:00Z")] {
@@ -74,13 +79,16 @@ enum ScheduleBench {
             for _ in 0..<5 {
                 let start = DispatchTime.now()
                 found = 0
-                for a in alarms where a.nextSounding(after: instant, systemZone: system, holidays: holidays) != nil { found += 1 }
+                for a in alarms where a.nextSounding(after: instant, systemZone: system, holidays: holidays) != nil {
+                    found += 1
+                }
                 samples.append(seconds(since: start))
             }
             samples.sort()
             print(
                 String(
-                    format: "schedule: next ring of 10,000 alarms with intervals and holidays (%@): median %.1f ms, min %.1f ms, max %.1f ms over 5 runs (%d found)",
+                    format:
+                        "schedule: next ring of 10,000 alarms with intervals and holidays (%@): median %.1f ms, min %.1f ms, max %.1f ms over 5 runs (%d found)",
                     label, samples[2] * 1000, samples[0] * 1000, samples[4] * 1000, found))
         }
     }

@@ -25,7 +25,9 @@ struct Add: ParsableCommand {
     @Argument(help: "A calendar expression, e.g. 'Mon..Fri 06:30' (quoted, or as separate words).")
     var expression: [String] = []
 
-    @Option(name: .customLong("in"), help: ArgumentHelp("Ring once after this long (90s, 20m, 1h30m).", valueName: "duration"))
+    @Option(
+        name: .customLong("in"),
+        help: ArgumentHelp("Ring once after this long (90s, 20m, 1h30m).", valueName: "duration"))
     var after: String?
 
     @Option(help: ArgumentHelp("Ring once at this RFC 3339 instant.", valueName: "time"))
@@ -37,15 +39,18 @@ struct Add: ParsableCommand {
     @Option(help: "A label shown in lists, status and history.")
     var label: String?
 
-    @Option(help: ArgumentHelp(
-        "A sound file name in the sound directories, a comma-separated list (one picked at random for each ring), or '*' (any playable sound) (default: the built-in tone).",
-        valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "A sound file name in the sound directories, a comma-separated list (one picked at random for each ring), or '*' (any playable sound) (default: the built-in tone).",
+            valueName: "name"))
     var sound: String?
 
     @Flag(help: "Ring at the next match only, then remove the alarm.")
     var once = false
 
-    @Option(help: ArgumentHelp("Pin the expression to this IANA zone (default: floating, the system zone).", valueName: "zone"))
+    @Option(
+        help: ArgumentHelp(
+            "Pin the expression to this IANA zone (default: floating, the system zone).", valueName: "zone"))
     var zone: String?
 
     @Option(help: ArgumentHelp("Snooze length for this alarm (default from the config: 9m).", valueName: "duration"))
@@ -57,16 +62,26 @@ struct Add: ParsableCommand {
     @Option(help: ArgumentHelp("Volume in percent, 0-100.", valueName: "pct"))
     var volume: Int?
 
-    @Option(help: ArgumentHelp("Seconds from --volume-from to --volume: 30, or a duration such as 1m.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds from --volume-from to --volume: 30, or a duration such as 1m.", valueName: "seconds"))
     var fadeIn: String?
 
-    @Option(help: ArgumentHelp("The volume in percent the fade-in starts at, 0-100 (default from the config: 0).", valueName: "pct"))
+    @Option(
+        help: ArgumentHelp(
+            "The volume in percent the fade-in starts at, 0-100 (default from the config: 0).", valueName: "pct"))
     var volumeFrom: Int?
 
-    @Option(help: ArgumentHelp("After this many snoozes 'alarm snooze' is refused and it keeps ringing; 'unlimited' (default from the config: unlimited).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "After this many snoozes 'alarm snooze' is refused and it keeps ringing; 'unlimited' (default from the config: unlimited).",
+            valueName: "n"))
     var maxSnoozes: String?
 
-    @Option(help: ArgumentHelp("What a ring nobody answers does at its ring length: snooze (itself, up to max-snoozes or 3, then silenced as 'ignored') or silence (default from the config: snooze).", valueName: "snooze|silence"))
+    @Option(
+        help: ArgumentHelp(
+            "What a ring nobody answers does at its ring length: snooze (itself, up to max-snoozes or 3, then silenced as 'ignored') or silence (default from the config: snooze).",
+            valueName: "snooze|silence"))
     var whenIgnored: String?
 
     @OptionGroup var schedule: ScheduleOptions
@@ -76,11 +91,15 @@ struct Add: ParsableCommand {
         guard given == 1 || (given == 0 && schedule.every != nil) else {
             throw ValidationError("give exactly one of: an expression, --in DURATION, --at TIME")
         }
-        if zone != nil && expression.isEmpty { throw ValidationError("--zone applies to an expression; --in and --at are instants") }
+        if zone != nil && expression.isEmpty {
+            throw ValidationError("--zone applies to an expression; --in and --at are instants")
+        }
         if let volume, !(0...100).contains(volume) { throw ValidationError("--volume must be 0-100") }
         if let volumeFrom, !(0...100).contains(volumeFrom) { throw ValidationError("--volume-from must be 0-100") }
         if let maxSnoozes { do { _ = try SnoozeLimit.parse(maxSnoozes) } catch { throw ValidationError("--\(error)") } }
-        if let whenIgnored { do { _ = try WhenIgnored.parse(whenIgnored) } catch { throw ValidationError("--\(error)") } }
+        if let whenIgnored {
+            do { _ = try WhenIgnored.parse(whenIgnored) } catch { throw ValidationError("--\(error)") }
+        }
         if let id { do { try Alarm.validate(id: id) } catch { throw ValidationError("\(error)") } }
     }
 
@@ -100,27 +119,38 @@ struct Add: ParsableCommand {
             whenIgnored: try whenIgnored.map { text in try WhenIgnored.parse(text) })
         if let problem = Alarm.whyRulesDoNotFit(trigger: alarm.trigger, every: alarm.every) { throw UserError(problem) }
         if let sound {
-            guard SoundSelection(sound).names?.isEmpty != true else { throw UserError("--sound: no sound named in '\(sound)'") }
+            guard SoundSelection(sound).names?.isEmpty != true else {
+                throw UserError("--sound: no sound named in '\(sound)'")
+            }
             for name in SoundSelection(sound).names ?? [] {
                 do { try SoundLibrary.checkName(name) } catch { throw UserError("--sound: \(error)") }
             }
         }
         let (stored, next, replaced) = try ctx.commitAdd(alarm)
         alarm = stored
-        print("\(replaced ? "replaced" : "added") \(alarm.id): next ring \(ctx.rfc3339(next, for: alarm)) (in \(Durations.spoken(next.timeIntervalSince(ctx.now))))")
+        print(
+            "\(replaced ? "replaced" : "added") \(alarm.id): next ring \(ctx.rfc3339(next, for: alarm)) (in \(Durations.spoken(next.timeIntervalSince(ctx.now))))"
+        )
         if let sound {
             let library = ctx.config.soundLibrary
             switch SoundSelection(sound) {
             case .one(let name):
-                if let problem = library.inspect(name).problem { printError("warning: \(problem); the default tone will ring instead") }
+                if let problem = library.inspect(name).problem {
+                    printError("warning: \(problem); the default tone will ring instead")
+                }
             case .list(let names):
                 let problems = names.compactMap { library.inspect($0).problem }
                 for problem in problems {
-                    printError("warning: \(problem); " + (problems.count == names.count ? "the default tone will ring instead" : "the others are picked from"))
+                    printError(
+                        "warning: \(problem); "
+                            + (problems.count == names.count
+                                ? "the default tone will ring instead" : "the others are picked from"))
                 }
             case .any:
                 if !library.names().contains(where: { library.inspect($0).problem == nil }) {
-                    printError("warning: no sound of \(library.directories.joined(separator: ", ")) plays; the default tone will ring instead")
+                    printError(
+                        "warning: no sound of \(library.directories.joined(separator: ", ")) plays; the default tone will ring instead"
+                    )
                 }
             }
         }
@@ -142,7 +172,8 @@ struct Add: ParsableCommand {
         if let after {
             let d: TimeInterval
             do { d = try Durations.parse(after) } catch { throw UserError("--in: \(error)") }
-            return .instant(Date(timeIntervalSince1970: ctx.now.addingTimeInterval(d).timeIntervalSince1970.rounded(.up)))
+            return .instant(
+                Date(timeIntervalSince1970: ctx.now.addingTimeInterval(d).timeIntervalSince1970.rounded(.up)))
         }
         if let at {
             guard let date = RFC3339.parse(at) else {
@@ -164,4 +195,3 @@ struct Add: ParsableCommand {
         return .calendar(expr)
     }
 }
-

@@ -11,8 +11,10 @@ public struct AlarmCommand: ParsableCommand {
         abstract: "A bedside alarm clock for Linux: manage alarms and talk to alarmd.",
         version: AlarmVersion.string,
         subcommands: [
-            Add.self, List.self, Remove.self, Skip.self, Unskip.self, Pause.self, Resume.self, Next.self, Status.self, History.self,
-            Snooze.self, Stop.self, Ring.self, Import.self, Export.self, Preview.self, Sounds.self, Play.self, CheckCommand.self,
+            Add.self, List.self, Remove.self, Skip.self, Unskip.self, Pause.self, Resume.self, Next.self, Status.self,
+            History.self,
+            Snooze.self, Stop.self, Ring.self, Import.self, Export.self, Preview.self, Sounds.self, Play.self,
+            CheckCommand.self,
             Devices.self, Watch.self, WebToken.self, WebURL.self,
         ])
 }

@@ -15,7 +15,8 @@ import FoundationEssentials
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Check that the next alarm (or ID, or --all) will ring: alarmd, sound, device, mixer, clock, zone, storage.",
+        abstract:
+            "Check that the next alarm (or ID, or --all) will ring: alarmd, sound, device, mixer, clock, zone, storage.",
         discussion: "Exit status: 0 all ok, 1 warnings (it will ring), 2 it will not ring audibly as set.")
 
     @OptionGroup var options: SettingsOptions
@@ -26,7 +27,10 @@ struct CheckCommand: ParsableCommand {
     @Flag(help: "Check every alarm.")
     var all = false
 
-    @Flag(help: "Print {\"alarm\", \"at\", \"verdict\", \"checks\": [{\"name\", \"status\", \"message\"}]}; with --all, an array of them.")
+    @Flag(
+        help:
+            "Print {\"alarm\", \"at\", \"verdict\", \"checks\": [{\"name\", \"status\", \"message\"}]}; with --all, an array of them."
+    )
     var json = false
 
     func validate() throws {
@@ -39,13 +43,18 @@ struct CheckCommand: ParsableCommand {
         let (running, why) = daemonRunning(ctx)
         let status = readStatus(ctx)
         let daemon: CheckFacts.Daemon = running ? .running(status) : .notRunning(why: why ?? "alarmd is not running")
-        let preflight = Preflight(config: config, probes: LivePreflightProbes(sounds: config.soundLibrary, asDaemon: false))
+        let preflight = Preflight(
+            config: config, probes: LivePreflightProbes(sounds: config.soundLibrary, asDaemon: false))
         let system = Preflight.SystemZoneFacts(
             zone: ctx.zone, known: SystemZone.resolve(config) != nil, source: zoneSource(config))
 
-        var reports = targets(ctx, status: status).map { preflight.report($0, daemon: daemon, system: system, now: ctx.now) }
+        var reports = targets(ctx, status: status).map {
+            preflight.report($0, daemon: daemon, system: system, now: ctx.now)
+        }
         if let configProblem {
-            let check = Check("config", .warning, "\(configProblem): the other settings were used here; alarmd does not start with it (nor reload it)")
+            let check = Check(
+                "config", .warning,
+                "\(configProblem): the other settings were used here; alarmd does not start with it (nor reload it)")
             for i in reports.indices { reports[i].checks.insert(check, at: 0) }
         }
         // Issue #12: a holidays file that cannot be used, for the alarms that skip holidays.
@@ -99,12 +108,14 @@ struct CheckCommand: ParsableCommand {
     func describe(_ report: CheckReport, _ ctx: AlarmContext) -> String {
         var heading = report.alarm.map { "alarm '\($0)'" } ?? "no alarm"
         if let at = report.at {
-            heading += " at \(RFC3339.format(at, in: report.zone)) (in \(Durations.spoken(at.timeIntervalSince(ctx.now))))"
+            heading +=
+                " at \(RFC3339.format(at, in: report.zone)) (in \(Durations.spoken(at.timeIntervalSince(ctx.now))))"
         }
         var out = heading + "\n"
         let width = max(7, report.checks.map(\.name.count).max() ?? 0)
         for c in report.checks {
-            out += "  " + Text.padded(c.status.rawValue, 7) + "  " + Text.padded(c.name, width) + "  " + c.message + "\n"
+            out +=
+                "  " + Text.padded(c.status.rawValue, 7) + "  " + Text.padded(c.name, width) + "  " + c.message + "\n"
         }
         return out + "verdict: " + Self.meaning(report.verdict) + "\n"
     }

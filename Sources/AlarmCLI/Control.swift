@@ -33,7 +33,8 @@ extension ControlOutcome {
 }
 
 struct Snooze: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Snooze the ringing alarm (default length from the alarm or config).")
+    static let configuration = CommandConfiguration(
+        abstract: "Snooze the ringing alarm (default length from the alarm or config).")
     @OptionGroup var options: SettingsOptions
     @Argument(help: "How long: 90s, 5m, 1h30m.") var duration: String?
 

@@ -31,19 +31,30 @@ struct Devices: ParsableCommand {
             print(String(decoding: try encoder.encode(report), as: UTF8.self))
             return
         }
-        print("device alarm uses now: " + (report.current.map { "\($0) (opens)" } ?? "none: no device of the chain opens"))
-        print("chain: " + report.chain.map { "\($0.name) (\($0.opens ? "opens" : "does not open: \($0.error ?? "?")"))" }.joined(separator: ", "))
+        print(
+            "device alarm uses now: " + (report.current.map { "\($0) (opens)" } ?? "none: no device of the chain opens")
+        )
+        print(
+            "chain: "
+                + report.chain.map { "\($0.name) (\($0.opens ? "opens" : "does not open: \($0.error ?? "?")"))" }
+                .joined(separator: ", "))
         if let m = report.mixer {
             if let error = m.error {
                 print("mixer: \(error)")
             } else {
-                let floor = config.mixerFloor == 0 ? "mixer_floor is off" : "raised to \(config.mixerFloor) % when a ring starts if lower or muted"
-                print("mixer: '\(m.control ?? "?")' on \(m.device) at \(m.percent.map { "\($0) %" } ?? "?")\(m.muted == true ? ", muted" : "") (\(floor))")
+                let floor =
+                    config.mixerFloor == 0
+                    ? "mixer_floor is off" : "raised to \(config.mixerFloor) % when a ring starts if lower or muted"
+                print(
+                    "mixer: '\(m.control ?? "?")' on \(m.device) at \(m.percent.map { "\($0) %" } ?? "?")\(m.muted == true ? ", muted" : "") (\(floor))"
+                )
             }
         }
         print("")
         if !report.inaccessible.isEmpty {
-            print("this user may not open \(report.inaccessible.joined(separator: ", ")): those cards are not listed (not in group audio?)")
+            print(
+                "this user may not open \(report.inaccessible.joined(separator: ", ")): those cards are not listed (not in group audio?)"
+            )
         }
         if report.cards.isEmpty {
             print("no sound cards")
@@ -79,7 +90,11 @@ struct DevicesReport: Encodable {
         var cardID: String?
         var opens: Bool
         var error: String?
-        enum CodingKeys: String, CodingKey { case name, description, cardID = "card_id", opens, error }
+        enum CodingKeys: String, CodingKey {
+            case name, description
+            case cardID = "card_id"
+            case opens, error
+        }
         func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(name, forKey: .name)
@@ -130,7 +145,8 @@ struct DevicesReport: Encodable {
 
     static func gather(_ config: Configuration) -> DevicesReport {
         func pcm(_ name: String, description: String?, probe: PCMProbeResult) -> PCM {
-            PCM(name: name, description: description, cardID: AlsaDevices.cardName(inPCMName: name), opens: probe.opens,
+            PCM(
+                name: name, description: description, cardID: AlsaDevices.cardName(inPCMName: name), opens: probe.opens,
                 error: probe.error?.text)
         }
         let probes = AlarmPlayer.fallbackList(configured: config.device).map(AlsaDevices.probe)
@@ -140,15 +156,21 @@ struct DevicesReport: Encodable {
         if let current, let device = AlsaDevices.controlDevice(forPCM: current.name, card: current.card) {
             do {
                 let level = try AlsaMixer.read(device: device, control: config.mixerControl)
-                mixer = Mixer(device: device, control: level.index == 0 ? level.control : "\(level.control),\(level.index)",
-                              percent: level.percent, muted: level.muted, floor: config.mixerFloor, error: nil)
+                mixer = Mixer(
+                    device: device, control: level.index == 0 ? level.control : "\(level.control),\(level.index)",
+                    percent: level.percent, muted: level.muted, floor: config.mixerFloor, error: nil)
             } catch {
                 mixer = Mixer(device: device, floor: config.mixerFloor, error: "\(error)")
             }
         }
-        let cards = AlsaDevices.cards().map { Card(card: $0.number, id: $0.id, name: $0.name, description: $0.description) }
-        let pcms = AlsaDevices.playbackPCMs().map { pcm($0.name, description: $0.description, probe: AlsaDevices.probe($0.name)) }
-        return DevicesReport(configured: config.device, current: current?.name, chain: chain, mixer: mixer, cards: cards, pcms: pcms,
-                             inaccessible: AlsaDevices.inaccessibleCards())
+        let cards = AlsaDevices.cards().map {
+            Card(card: $0.number, id: $0.id, name: $0.name, description: $0.description)
+        }
+        let pcms = AlsaDevices.playbackPCMs().map {
+            pcm($0.name, description: $0.description, probe: AlsaDevices.probe($0.name))
+        }
+        return DevicesReport(
+            configured: config.device, current: current?.name, chain: chain, mixer: mixer, cards: cards, pcms: pcms,
+            inaccessible: AlsaDevices.inaccessibleCards())
     }
 }

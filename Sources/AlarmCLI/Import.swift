@@ -8,7 +8,8 @@ import FoundationEssentials
 /// `alarm import FILE`: adds every alarm of a `list --json` / `export` file; ids already
 /// stored are replaced. All or nothing: a bad file changes nothing.
 struct Import: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Add the alarms of a JSON file (the list --json format; '-' for stdin).")
+    static let configuration = CommandConfiguration(
+        abstract: "Add the alarms of a JSON file (the list --json format; '-' for stdin).")
 
     @OptionGroup var options: SettingsOptions
 
@@ -19,7 +20,9 @@ struct Import: ParsableCommand {
         let ctx = try AlarmContext(options)
         let data: Data
         do {
-            data = Data(try AtomicFile.read(file == "-" ? "/dev/stdin" : file) ?? { throw UserError("cannot read \(file): no such file") }())
+            data = Data(
+                try AtomicFile.read(file == "-" ? "/dev/stdin" : file)
+                    ?? { throw UserError("cannot read \(file): no such file") }())
         } catch let error as UserError { throw error } catch { throw UserError("cannot read \(file): \(error)") }
         let incoming: [Alarm]
         do { incoming = try JSONDecoder().decode([Alarm].self, from: data) } catch {

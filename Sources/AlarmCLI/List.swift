@@ -48,7 +48,9 @@ struct List: ParsableCommand {
                 next = alarm.pausedUntilBound == nil ? "paused (until alarm resume)" : next + " (paused \(paused))"
             }
             if alarm.skipNext { next += " (skipping one)" }
-            rows.append([alarm.id, next, when, alarm.zone ?? alarm.mode.rawValue, alarm.sound ?? "default", alarm.label ?? ""])
+            rows.append([
+                alarm.id, next, when, alarm.zone ?? alarm.mode.rawValue, alarm.sound ?? "default", alarm.label ?? "",
+            ])
         }
         printTable(rows)
     }

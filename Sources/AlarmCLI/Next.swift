@@ -27,7 +27,9 @@ struct Next: ParsableCommand {
         if json {
             print(try ctx.nextJSON(alarm, at: at))
         } else {
-            print("\(alarm.id) in \(Durations.spoken(at.timeIntervalSince(ctx.now))) (\(ctx.short(at)), \(ctx.rfc3339(at, for: alarm)))")
+            print(
+                "\(alarm.id) in \(Durations.spoken(at.timeIntervalSince(ctx.now))) (\(ctx.short(at)), \(ctx.rfc3339(at, for: alarm)))"
+            )
         }
     }
 }

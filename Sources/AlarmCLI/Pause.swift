@@ -25,12 +25,15 @@ struct Pause: ParsableCommand {
     @Flag(help: "Pause every alarm.")
     var all = false
 
-    @Option(help: ArgumentHelp(
-        "The pause ends at this date (its midnight; YYYY-MM-DD or YYYY-MM-DDTHH:MM in the alarm's zone, or RFC 3339).",
-        valueName: "date"))
+    @Option(
+        help: ArgumentHelp(
+            "The pause ends at this date (its midnight; YYYY-MM-DD or YYYY-MM-DDTHH:MM in the alarm's zone, or RFC 3339).",
+            valueName: "date"))
     var until: String?
 
-    @Option(name: .customLong("for"), help: ArgumentHelp("The pause ends after this long (3d, 2w, 12h).", valueName: "duration"))
+    @Option(
+        name: .customLong("for"),
+        help: ArgumentHelp("The pause ends after this long (3d, 2w, 12h).", valueName: "duration"))
     var length: String?
 
     func validate() throws {
@@ -52,17 +55,21 @@ struct Pause: ParsableCommand {
                 case .seconds(let s): seconds = s
                 }
             } catch { throw UserError("--for: \(error)") }
-            pause = .until(.instant(Date(timeIntervalSince1970: (ctx.now.timeIntervalSince1970 + Double(seconds)).rounded(.up))))
+            pause = .until(
+                .instant(Date(timeIntervalSince1970: (ctx.now.timeIntervalSince1970 + Double(seconds)).rounded(.up))))
         }
         let changed = try ctx.changeEach(ids: ids, all: all, done: "paused") { a in
             a.pause = pause
             if case .until = pause, let end = a.pauseEnd(systemZone: ctx.zone), end <= ctx.now {
-                throw UserError("--until \(until ?? ""): the pause would already be over for '\(a.id)' (\(ctx.rfc3339(end, for: a)))")
+                throw UserError(
+                    "--until \(until ?? ""): the pause would already be over for '\(a.id)' (\(ctx.rfc3339(end, for: a)))"
+                )
             }
         }
         if changed.isEmpty { print("no alarms to pause") }
         for a in changed {
-            let until = a.pauseEnd(systemZone: ctx.zone).map { "until " + ctx.rfc3339($0, for: a) } ?? "until alarm resume"
+            let until =
+                a.pauseEnd(systemZone: ctx.zone).map { "until " + ctx.rfc3339($0, for: a) } ?? "until alarm resume"
             let next = ctx.nextRing(a).map { "; next ring " + ctx.rfc3339($0, for: a) } ?? ""
             print("paused \(a.id) \(until)\(next)")
         }

@@ -19,19 +19,26 @@ struct Play: ParsableCommand {
     @Flag(name: .customLong("default"), help: "Play the built-in default tone.")
     var defaultTone = false
 
-    @Option(help: ArgumentHelp("ALSA PCM to play on (default: $ALARM_DEVICE, else 'default'); falls back to 'default', then the first card.", valueName: "pcm"))
+    @Option(
+        help: ArgumentHelp(
+            "ALSA PCM to play on (default: $ALARM_DEVICE, else 'default'); falls back to 'default', then the first card.",
+            valueName: "pcm"))
     var device: String?
 
     @Option(help: ArgumentHelp("Volume in percent of full scale, 0-100.", valueName: "percent"))
     var volume: Int = 100
 
-    @Option(name: .customLong("fade-in"), help: ArgumentHelp("Seconds to rise from silence to full volume.", valueName: "seconds"))
+    @Option(
+        name: .customLong("fade-in"),
+        help: ArgumentHelp("Seconds to rise from silence to full volume.", valueName: "seconds"))
     var fadeIn: Double = 0
 
     @Flag(help: "Ring like an alarm: loop the sound with a short pause until interrupted (Ctrl-C, SIGTERM).")
     var loop = false
 
-    @Option(name: .customLong("max-seconds"), help: ArgumentHelp("With --loop: stop after this many seconds of audio.", valueName: "seconds"))
+    @Option(
+        name: .customLong("max-seconds"),
+        help: ArgumentHelp("With --loop: stop after this many seconds of audio.", valueName: "seconds"))
     var maxSeconds: Double?
 
     @OptionGroup var sounds: SoundOptions

@@ -35,28 +35,37 @@ struct Preview: ParsableCommand {
     @Option(help: "The zone a floating expression is read in (default: the system zone).")
     var zone: String?
 
-    @Option(name: .customLong("at"), help: ArgumentHelp("Preview an instant (with --every: a repeating one).", valueName: "time"))
+    @Option(
+        name: .customLong("at"),
+        help: ArgumentHelp("Preview an instant (with --every: a repeating one).", valueName: "time"))
     var instant: String?
 
-    @Option(name: .customLong("in"), help: ArgumentHelp("Preview the instant this long after --after (or now).", valueName: "duration"))
+    @Option(
+        name: .customLong("in"),
+        help: ArgumentHelp("Preview the instant this long after --after (or now).", valueName: "duration"))
     var inDuration: String?
 
     @OptionGroup var schedule: ScheduleOptions
 
-    @Option(help: ArgumentHelp("The holidays file for --skip-holidays (default: the config's 'holidays').", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "The holidays file for --skip-holidays (default: the config's 'holidays').", valueName: "file"))
     var holidays: String?
-
 
     @Flag(help: "Print a JSON array of RFC 3339 strings (with --verbose: objects with at, outcome, reason).")
     var json = false
 
-    @Flag(help: "First print the expression in its normal form (systemd's normalized form, 'normal form: ...'); also list the occurrences that do not ring, and why.")
+    @Flag(
+        help:
+            "First print the expression in its normal form (systemd's normalized form, 'normal form: ...'); also list the occurrences that do not ring, and why."
+    )
     var verbose = false
 
     func validate() throws {
         guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000") }
         guard !expression.isEmpty || instant != nil || inDuration != nil || schedule.every != nil else {
-            throw ValidationError("give a calendar expression, an alarm's id, --at TIME, --in DURATION or --every DURATION")
+            throw ValidationError(
+                "give a calendar expression, an alarm's id, --at TIME, --in DURATION or --every DURATION")
         }
         if [!expression.isEmpty, instant != nil, inDuration != nil].filter({ $0 }).count > 1 {
             throw ValidationError("give one of: an expression, --at TIME, --in DURATION")
@@ -66,7 +75,9 @@ struct Preview: ParsableCommand {
     func run() throws {
         let config = options.lenientConfiguration()
         let systemZone: Zone
-        do { systemZone = try zone.map { try Zones.zone(named: $0) } ?? SystemZone.current(config) } catch { throw UserError(error) }
+        do { systemZone = try zone.map { try Zones.zone(named: $0) } ?? SystemZone.current(config) } catch {
+            throw UserError(error)
+        }
         var start = Date()
         if let after {
             guard let parsed = RFC3339.parse(after) else {
@@ -78,11 +89,15 @@ struct Preview: ParsableCommand {
         let shown = alarm.displayZone(systemZone: systemZone)
         let calendar = try holidayCalendar(for: alarm, config: config)
         if let c = alarm.created, c > start { start = c }
-        let walk = PreviewWalk(alarm, from: start, count: count, systemZone: systemZone, holidays: calendar, verbose: verbose)
-        let lines = walk.lines, rings = walk.rings
-        let pauseNote: String? = alarm.isPaused(at: start, systemZone: systemZone)
+        let walk = PreviewWalk(
+            alarm, from: start, count: count, systemZone: systemZone, holidays: calendar, verbose: verbose)
+        let lines = walk.lines
+        let rings = walk.rings
+        let pauseNote: String? =
+            alarm.isPaused(at: start, systemZone: systemZone)
             ? "\(alarm.id.isEmpty ? "it" : alarm.id) is paused "
-                + (alarm.pauseEnd(systemZone: systemZone).map { "until " + RFC3339.format($0, in: shown) } ?? "until alarm resume")
+                + (alarm.pauseEnd(systemZone: systemZone).map { "until " + RFC3339.format($0, in: shown) }
+                    ?? "until alarm resume")
             : nil
         if verbose && !json, case .calendar(let expr) = alarm.trigger { print("normal form: \(expr)") }
         if json {
@@ -90,10 +105,13 @@ struct Preview: ParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
             if verbose {
                 struct Line: Encodable { let at: String, outcome: String, reason: String? }
-                let out = lines.map { Line(at: RFC3339.format($0.at, in: shown), outcome: $0.outcome, reason: $0.reason) }
+                let out = lines.map {
+                    Line(at: RFC3339.format($0.at, in: shown), outcome: $0.outcome, reason: $0.reason)
+                }
                 print(String(decoding: try encoder.encode(out), as: UTF8.self))
             } else {
-                print(String(decoding: try encoder.encode(lines.map { RFC3339.format($0.at, in: shown) }), as: UTF8.self))
+                print(
+                    String(decoding: try encoder.encode(lines.map { RFC3339.format($0.at, in: shown) }), as: UTF8.self))
             }
         } else {
             if let pauseNote { print(pauseNote) }
@@ -113,7 +131,8 @@ struct Preview: ParsableCommand {
 
     /// The stored alarm named by a lone word, else an alarm made of what was typed.
     private func makeAlarm(config: Configuration, zone systemZone: Zone, start: Date) throws -> Alarm {
-        if expression.count == 1, instant == nil, inDuration == nil, schedule.every == nil, schedule.from == nil, schedule.until == nil,
+        if expression.count == 1, instant == nil, inDuration == nil, schedule.every == nil, schedule.from == nil,
+            schedule.until == nil,
             let stored = try? AlarmStore(stateDir: config.stateDir).load().first(where: { $0.id == expression[0] })
         {
             var a = stored
@@ -124,14 +143,17 @@ struct Preview: ParsableCommand {
         if let inDuration {
             let d: TimeInterval
             do { d = try Durations.parse(inDuration) } catch { throw UserError("--in: \(error)") }
-            trigger = .instant(Date(timeIntervalSince1970: start.addingTimeInterval(d).timeIntervalSince1970.rounded(.up)))
+            trigger = .instant(
+                Date(timeIntervalSince1970: start.addingTimeInterval(d).timeIntervalSince1970.rounded(.up)))
         } else if let instant {
             guard let t = RFC3339.parse(instant) else {
                 throw UserError("--at '\(instant)' is not an RFC 3339 timestamp such as 2026-12-24T07:00:00+01:00")
             }
             trigger = .instant(Date(timeIntervalSince1970: t.timeIntervalSince1970.rounded(.down)))
         } else if !expression.isEmpty {
-            do { trigger = .calendar(try CalendarExpression(expression.joined(separator: " "))) } catch { throw UserError(error) }
+            do { trigger = .calendar(try CalendarExpression(expression.joined(separator: " "))) } catch {
+                throw UserError(error)
+            }
         }
         return try schedule.previewAlarm(trigger, zone: systemZone, now: start)
     }
@@ -141,7 +163,8 @@ struct Preview: ParsableCommand {
     private func holidayCalendar(for alarm: Alarm, config: Configuration) throws -> HolidayCalendar {
         guard alarm.skipHolidays else { return .empty }
         guard let path = holidays ?? config.holidays else {
-            printError("warning: no holidays file: set 'holidays = FILE' in \(config.configPath) or give --holidays FILE")
+            printError(
+                "warning: no holidays file: set 'holidays = FILE' in \(config.configPath) or give --holidays FILE")
             return .empty
         }
         do { return try HolidaysFile.load(path) } catch { throw UserError(error) }

@@ -30,7 +30,9 @@ struct Remove: ParsableCommand {
             let missing = try ctx.store.remove(ids: ids)
             let removed = ids.filter { !missing.contains($0) }
             if !removed.isEmpty { print("removed \(removed.joined(separator: ", "))") }
-            if !missing.isEmpty { throw UserError("no alarm with id \(missing.map { "'\($0)'" }.joined(separator: ", "))") }
+            if !missing.isEmpty {
+                throw UserError("no alarm with id \(missing.map { "'\($0)'" }.joined(separator: ", "))")
+            }
         } catch let error as UserError { throw error } catch { throw UserError(error) }
     }
 }

@@ -35,7 +35,9 @@ private func setSkip(_ options: SettingsOptions, id: String, _ skip: Bool) throw
     }
     if skip {
         let then = ctx.nextRing(alarm)
-        print("\(id): skipping \(ctx.rfc3339(first, for: alarm)); next ring \(then.map { ctx.rfc3339($0, for: alarm) } ?? "never")")
+        print(
+            "\(id): skipping \(ctx.rfc3339(first, for: alarm)); next ring \(then.map { ctx.rfc3339($0, for: alarm) } ?? "never")"
+        )
     } else {
         print("\(id): next ring \(ctx.rfc3339(first, for: alarm))")
     }

@@ -5,13 +5,17 @@ import ArgumentParser
 /// Options shared by the commands that look sounds up. The directories (and, for `play`, the
 /// device) resolve like every other setting: flag, environment, config file, default.
 struct SoundOptions: ParsableArguments {
-    @Option(name: .customLong("sounds-dir"), help: ArgumentHelp(
-        "Colon-separated sound directories, searched in order (default: $ALARM_SOUNDS_DIR, else the installed sounds then <state dir>/sounds).",
-        valueName: "dirs"))
+    @Option(
+        name: .customLong("sounds-dir"),
+        help: ArgumentHelp(
+            "Colon-separated sound directories, searched in order (default: $ALARM_SOUNDS_DIR, else the installed sounds then <state dir>/sounds).",
+            valueName: "dirs"))
     var soundsDir: String?
 
     func configuration(device: String? = nil) throws -> Configuration {
-        do { return try Configuration.resolve(flags: .init(soundsDir: soundsDir, device: device)) } catch { throw UserError(error) }
+        do { return try Configuration.resolve(flags: .init(soundsDir: soundsDir, device: device)) } catch {
+            throw UserError(error)
+        }
     }
 
     var library: SoundLibrary {

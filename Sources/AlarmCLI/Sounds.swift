@@ -59,13 +59,21 @@ struct SoundsCut: ParsableCommand {
     @Argument(help: ArgumentHelp("The sound file to cut from (any path).", valueName: "file"))
     var file: String
 
-    @Option(name: .customLong("from"), help: ArgumentHelp("Where the clip starts: M:SS, H:MM:SS or seconds (1:10, 0:01:10, 70).", valueName: "time"))
+    @Option(
+        name: .customLong("from"),
+        help: ArgumentHelp("Where the clip starts: M:SS, H:MM:SS or seconds (1:10, 0:01:10, 70).", valueName: "time"))
     var from: String
 
-    @Option(name: .customLong("length"), help: ArgumentHelp("How long the clip is (20s, 30s; at most and by default 30s).", valueName: "duration"))
+    @Option(
+        name: .customLong("length"),
+        help: ArgumentHelp("How long the clip is (20s, 30s; at most and by default 30s).", valueName: "duration"))
     var length: String?
 
-    @Option(name: .customLong("name"), help: ArgumentHelp("The clip's name (default: the file's name and the start, e.g. song-1m10s); .flac is added unless it ends in .flac or .caf.", valueName: "name"))
+    @Option(
+        name: .customLong("name"),
+        help: ArgumentHelp(
+            "The clip's name (default: the file's name and the start, e.g. song-1m10s); .flac is added unless it ends in .flac or .caf.",
+            valueName: "name"))
     var name: String?
 
     @Flag(help: "Replace a clip of that name.")
@@ -90,8 +98,12 @@ struct SoundsCut: ParsableCommand {
             let (fileName, output) = try SoundCutter.fileName(name ?? Self.defaultName(file: file, from: start))
             // A clip of this name in a directory searched before ours would play instead of it.
             let library = configuration.soundLibrary
-            if let found = try? library.resolve(fileName), !found.hasPrefix(SoundLibrary.realpath(directory).map { $0 + "/" } ?? directory + "/") {
-                throw UserError("a sound named \(fileName) exists in \(found) and would play instead of the clip; give another --name")
+            if let found = try? library.resolve(fileName),
+                !found.hasPrefix(SoundLibrary.realpath(directory).map { $0 + "/" } ?? directory + "/")
+            {
+                throw UserError(
+                    "a sound named \(fileName) exists in \(found) and would play instead of the clip; give another --name"
+                )
             }
             if !force, FileManager.default.fileExists(atPath: directory + "/" + fileName) {
                 throw SoundCutter.Refusal.exists(directory + "/" + fileName)
@@ -102,7 +114,9 @@ struct SoundsCut: ParsableCommand {
             let path = try SoundCutter.write(bytes, directory: directory, fileName: fileName, force: force)
             let end = start + clip.duration
             let short = clip.duration + 0.0005 < min(seconds, ClipLimits.maxDuration) ? " (the file ends there)" : ""
-            print("cut \(fileName): \(Text.fixed(clip.duration, 2)) s from \(Self.clock(start)) to \(Self.clock(end)) of \(file)\(short), written to \(path)")
+            print(
+                "cut \(fileName): \(Text.fixed(clip.duration, 2)) s from \(Self.clock(start)) to \(Self.clock(end)) of \(file)\(short), written to \(path)"
+            )
         } catch let refusal as SoundCutter.Refusal {
             throw UserError(refusal.description)
         }
@@ -118,8 +132,11 @@ struct SoundsCut: ParsableCommand {
 
     /// `1:10.00`, `1:02:03.50`.
     static func clock(_ s: Double) -> String {
-        let whole = Int(s), frac = Text.fixed(s - Double(whole), 2).dropFirst()  // ".50"
-        let h = whole / 3600, m = whole % 3600 / 60, sec = whole % 60
+        let whole = Int(s)
+        let frac = Text.fixed(s - Double(whole), 2).dropFirst()  // ".50"
+        let h = whole / 3600
+        let m = whole % 3600 / 60
+        let sec = whole % 60
         let ss = Text.zeroPadded(sec, 2) + frac
         return h > 0 ? "\(h):" + Text.zeroPadded(m, 2) + ":" + ss : "\(m):" + ss
     }

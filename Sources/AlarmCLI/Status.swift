@@ -25,9 +25,11 @@ struct Status: ParsableCommand {
             print(describe(status, ctx))
             // The alarms `alarm pause` holds: their occurrences are recorded, never rung.
             if !status.paused.isEmpty {
-                print("paused: " + status.paused.map { p in
-                    "\(p.id) (" + (p.until.map { "until " + ctx.clock($0) } ?? "until alarm resume") + ")"
-                }.joined(separator: ", "))
+                print(
+                    "paused: "
+                        + status.paused.map { p in
+                            "\(p.id) (" + (p.until.map { "until " + ctx.clock($0) } ?? "until alarm resume") + ")"
+                        }.joined(separator: ", "))
             }
             // What alarmd's pre-flight found wrong before the next ring (alarm check says more).
             for warning in status.warnings { print("warning: \(warning)") }

@@ -29,7 +29,9 @@ struct Watch: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Show the last N events first.", valueName: "n"))
     var lines = 0
 
-    @Option(help: ArgumentHelp("Start after the event with this seq (those still kept), e.g. where a script stopped.", valueName: "seq"))
+    @Option(
+        help: ArgumentHelp(
+            "Start after the event with this seq (those still kept), e.g. where a script stopped.", valueName: "seq"))
     var after: Int?
 
     func validate() throws {
@@ -44,7 +46,8 @@ struct Watch: ParsableCommand {
         try SignalFD.ignore(.pipe)
         let follower: EventFollower
         do {
-            follower = try EventFollower(path: path, from: after.map { .after(seq: $0) } ?? (lines > 0 ? .last(lines) : .end))
+            follower = try EventFollower(
+                path: path, from: after.map { .after(seq: $0) } ?? (lines > 0 ? .last(lines) : .end))
         } catch let error as SystemError where error.errno == EACCES || error.errno == EPERM {
             let group = Accounts.groupName(ofFile: path)
             printError(

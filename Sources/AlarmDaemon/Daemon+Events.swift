@@ -29,7 +29,8 @@ extension Daemon {
         var events = eventTracker.events(
             for: kind, actions: actions, before: before, after: after, now: now, zone: zone, zoneBefore: zoneBefore,
             label: { [engine] id in
-                (engine.alarms.first { $0.id == id } ?? alarmsBefore.first { $0.id == id } ?? given.first { $0.id == id })?.label
+                (engine.alarms.first { $0.id == id } ?? alarmsBefore.first { $0.id == id }
+                    ?? given.first { $0.id == id })?.label
             },
             sound: { _ in started })
         if case .zoneChanged = kind, let reason = zoneChangeReason {
@@ -43,17 +44,20 @@ extension Daemon {
     func recordPreflightWarnings(_ problems: [String], for ring: EngineStatus.Next, now: Date = Date()) {
         let alarm = engine.alarms.first { $0.id == ring.id }
         let shown = alarm?.displayZone(systemZone: zone) ?? zone
-        writeEvents(problems.map {
-            AlarmEvent(
-                AlarmEvent.Name.preflightWarning, at: now, alarm: ring.id, label: alarm?.label, scheduled: ring.at,
-                sound: alarm.map { $0.sound ?? "default" }, reason: $0, timeZone: shown)
-        })
+        writeEvents(
+            problems.map {
+                AlarmEvent(
+                    AlarmEvent.Name.preflightWarning, at: now, alarm: ring.id, label: alarm?.label, scheduled: ring.at,
+                    sound: alarm.map { $0.sound ?? "default" }, reason: $0, timeZone: shown)
+            })
     }
 
     func writeEvents(_ events: [AlarmEvent]) {
         guard !events.isEmpty else { return }
         do { try eventLog.append(events) } catch {
-            logger.error("writing \(events.count) event(s) to \(eventLog.path) failed: \(error); `alarm watch` and hooks miss them")
+            logger.error(
+                "writing \(events.count) event(s) to \(eventLog.path) failed: \(error); `alarm watch` and hooks miss them"
+            )
         }
     }
 }

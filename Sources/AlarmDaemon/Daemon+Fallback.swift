@@ -20,11 +20,15 @@ struct FallbackChild {
 /// into the episode's history entry (`fallback`). The event loop waits for it through a pidfd.
 extension Daemon {
     func runFallbackCommand(reason: String) {
-        guard let command = config.fallbackCommand, case .ringing(let r) = engine.state.ring, !engine.fallbackRanInEpisode else { return }
+        guard let command = config.fallbackCommand, case .ringing(let r) = engine.state.ring,
+            !engine.fallbackRanInEpisode
+        else { return }
         let environment = Self.fallbackEnvironment(r, reason: reason, base: self.environment, zone: zone)
         do {
             let child = try ChildProcess(shellCommand: command, environment: environment)
-            logger.warning("no ALSA device plays \(r.occurrence.alarm.map { "'\($0)'" } ?? "the manual ring"): running fallback_command '\(command)' (pid \(child.pid))")
+            logger.warning(
+                "no ALSA device plays \(r.occurrence.alarm.map { "'\($0)'" } ?? "the manual ring"): running fallback_command '\(command)' (pid \(child.pid))"
+            )
             var entry = FallbackChild(process: child, command: command, token: nil)
             if child.descriptor >= 0 {
                 entry.token = try? loop.register(child.descriptor) { [unowned self] _ in fallbackChildEnded(child.pid) }
@@ -39,7 +43,9 @@ extension Daemon {
 
     /// The environment of the command: alarmd's own without its `ALARM_*` settings, a `PATH`,
     /// and the alarm's `ALARM_*` variables.
-    static func fallbackEnvironment(_ r: Ringing, reason: String, base: [String: String], zone: Zone) -> [String: String] {
+    static func fallbackEnvironment(
+        _ r: Ringing, reason: String, base: [String: String], zone: Zone
+    ) -> [String: String] {
         var env = base.filter { !$0.key.hasPrefix("ALARM_") }
         if env["PATH"] == nil { env["PATH"] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" }
         let shown = (try? Zones.zone(named: r.zoneIdentifier)) ?? zone

@@ -37,10 +37,13 @@ extension Daemon {
         }
         // Warnings of a ring that is no longer ahead (it rang, moved, was removed, or the
         // pre-flight was turned off) go.
-        if !preflight.warnings.isEmpty, ringing || !PreflightPlan.inWindow(ring: next?.at, lead: config.preflight, now: now) {
+        if !preflight.warnings.isEmpty,
+            ringing || !PreflightPlan.inWindow(ring: next?.at, lead: config.preflight, now: now)
+        {
             setPreflightWarnings([], for: nil)
         }
-        let due = PreflightPlan.nextCheck(ring: next?.at, lead: config.preflight, lastCheck: preflight.lastCheck, ringing: ringing, now: now)
+        let due = PreflightPlan.nextCheck(
+            ring: next?.at, lead: config.preflight, lastCheck: preflight.lastCheck, ringing: ringing, now: now)
         guard due != preflight.armedAt else { return }
         do {
             if let due {
@@ -99,7 +102,9 @@ extension Daemon {
     func systemZoneFacts() -> Preflight.SystemZoneFacts {
         let known = SystemZone.resolve(config, environment: environment) != nil
         var source = config.localtimePath
-        if !config.localtimeIsExplicit, let tz = environment["TZ"], !tz.isEmpty, SystemZone.zone(tz: tz) != nil { source = "TZ=\(tz)" }
+        if !config.localtimeIsExplicit, let tz = environment["TZ"], !tz.isEmpty, SystemZone.zone(tz: tz) != nil {
+            source = "TZ=\(tz)"
+        }
         return .init(zone: zone, known: known, source: source)
     }
 }

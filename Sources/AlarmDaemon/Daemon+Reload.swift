@@ -15,14 +15,19 @@ extension Daemon {
         logger.notice("reloading the configuration and the alarms (\(reason))")
         do {
             let fresh = try resolveConfiguration()
-            let moved = fresh.stateDir != config.stateDir || fresh.runtimeDir != config.runtimeDir || fresh.localtimePath != config.localtimePath
+            let moved =
+                fresh.stateDir != config.stateDir || fresh.runtimeDir != config.runtimeDir
+                || fresh.localtimePath != config.localtimePath
                 || fresh.fifoGroup != config.fifoGroup
-            if moved { logger.warning("state_dir, runtime_dir, localtime and fifo_group take effect at the next start") }
+            if moved {
+                logger.warning("state_dir, runtime_dir, localtime and fifo_group take effect at the next start")
+            }
             if Self.settings(fresh) != engine.settings { handle(.settingsChanged(Self.settings(fresh))) }
             sounds = fresh.soundLibrary
             if fresh.device != config.device {
                 let log = logger
-                let replacement = AlarmPlayer(device: fresh.device, log: { line in log.warning("\(line)") }, environment: environment)
+                let replacement = AlarmPlayer(
+                    device: fresh.device, log: { line in log.warning("\(line)") }, environment: environment)
                 if player.isRinging {
                     logger.notice("the new device \(fresh.device) is used from the next ring")
                 }
@@ -54,7 +59,8 @@ extension Daemon {
 
     static func settings(_ c: Configuration) -> EngineSettings {
         EngineSettings(
-            snooze: c.snooze, ring: c.ring, volume: c.volume, fadeIn: c.fadeIn, grace: c.grace, volumeFrom: c.volumeFrom,
+            snooze: c.snooze, ring: c.ring, volume: c.volume, fadeIn: c.fadeIn, grace: c.grace,
+            volumeFrom: c.volumeFrom,
             maxSnoozes: c.maxSnoozes.count, whenIgnored: c.whenIgnored)
     }
 

@@ -85,14 +85,16 @@ public final class Daemon {
             throw DaemonError("another alarmd is already running with runtime directory \(config.runtimeDir)")
         }
         zone = SystemZone.current(config, environment: environment)
-        engine = Engine(settings: Self.settings(config), holidays: Self.initialHolidays(config.holidays, logger: logger))
+        engine = Engine(
+            settings: Self.settings(config), holidays: Self.initialHolidays(config.holidays, logger: logger))
         store = AlarmStore(stateDir: config.stateDir)
         stateFile = StateFile(stateDir: config.stateDir)
         history = HistoryLog(stateDir: config.stateDir)
         sounds = config.soundLibrary
         let log = logger
         player = AlarmPlayer(device: config.device, log: { line in log.warning("\(line)") }, environment: environment)
-        volumeFloor = VolumeFloor(stateDir: config.stateDir, floor: config.mixerFloor, control: config.mixerControl, logger: logger)
+        volumeFloor = VolumeFloor(
+            stateDir: config.stateDir, floor: config.mixerFloor, control: config.mixerControl, logger: logger)
         eventLog = EventLog(path: config.eventsPath)
 
         // A handler's error is logged with what it was handling, and the loop goes on.
@@ -106,7 +108,9 @@ public final class Daemon {
         wake = try EventFD()
         notify = SDNotify(environment: environment)
         let gid = try config.fifoGroup.map { name -> UInt32 in
-            guard let gid = try Accounts.groupID(named: name) else { throw DaemonError("fifo_group '\(name)' is not a group on this system") }
+            guard let gid = try Accounts.groupID(named: name) else {
+                throw DaemonError("fifo_group '\(name)' is not a group on this system")
+            }
             return gid
         }
         fifo = try ControlFIFO(path: config.fifoPath, mode: 0o620, group: gid)
@@ -232,7 +236,9 @@ public final class Daemon {
         // `ring` leaves the rest of the status as it was).
         commandsHandled += 1
         defer {
-            do { try publish(engine.status(now: Date(), zone: zone)) } catch { logger.error("writing status.json failed: \(error)") }
+            do { try publish(engine.status(now: Date(), zone: zone)) } catch {
+                logger.error("writing status.json failed: \(error)")
+            }
         }
         switch command {
         case .snooze: handle(.snooze(length))
@@ -246,12 +252,15 @@ public final class Daemon {
     // MARK: the engine
 
     func handle(_ kind: EngineEvent.Kind, now: Date = Date()) {
-        let before = engine.state.ring, alarmsBefore = engine.alarms, zoneBefore = engine.zone
+        let before = engine.state.ring
+        let alarmsBefore = engine.alarms
+        let zoneBefore = engine.zone
         startedSound = nil
         let actions = engine.handle(kind, now: now, zone: zone)
         perform(actions)
         // After the actions: the sound has started, status.json is written.
-        recordEvents(kind, actions: actions, before: before, alarmsBefore: alarmsBefore, zoneBefore: zoneBefore, now: now)
+        recordEvents(
+            kind, actions: actions, before: before, alarmsBefore: alarmsBefore, zoneBefore: zoneBefore, now: now)
         planPreroll()
         schedulePreflight()
     }
@@ -313,9 +322,12 @@ public final class Daemon {
         let relay = PlaybackRelay(inbox: inbox, wake: wake, sound: choice.name, reason: reason)
         relay.attach(generation: ringGeneration)
         startedSound = choice.name ?? "default"
-        logger.notice("ringing \(request.alarm ?? "(ring now)") with \(choice.name ?? "the default tone")\(request.late ? " (late)" : "")")
+        logger.notice(
+            "ringing \(request.alarm ?? "(ring now)") with \(choice.name ?? "the default tone")\(request.late ? " (late)" : "")"
+        )
         player.start(
-            choice.clip, loudness: request.loudness, onFirstFrame: { relay.started($0) }, onFailure: { relay.failed($0) })
+            choice.clip, loudness: request.loudness, onFirstFrame: { relay.started($0) },
+            onFailure: { relay.failed($0) })
     }
 
     /// Writes status.json: the engine's status with the pre-flight's warnings.
@@ -326,7 +338,8 @@ public final class Daemon {
         lastStatus = status
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        try AtomicFile.write(Array(try encoder.encode(status)) + [10], to: config.statusPath, permissions: 0o644, ignoringUmask: true)
+        try AtomicFile.write(
+            Array(try encoder.encode(status)) + [10], to: config.statusPath, permissions: 0o644, ignoringUmask: true)
         try? notify.status(notifyStatus())
     }
 
@@ -361,7 +374,6 @@ public struct DaemonError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
 }
-
 
 extension RingRequest {
     /// The ramp: from `volumeFrom` to `volume` over `fadeIn`.

@@ -57,9 +57,12 @@ final class PlaybackRelay: @unchecked Sendable {
 
     func started(_ s: PlaybackStarted) {
         // A device that refused the clip's rate or channels plays the default tone instead.
-        deliver([.event(.playbackStarted(sound: s.substitution == nil ? sound : nil, reason: s.substitution ?? reason)),
-                 // The volume floor, on the loop's thread: the mixer of the card that plays.
-                 .firstFrame(device: s.device, card: s.card)], at: s.date)
+        deliver(
+            [
+                .event(.playbackStarted(sound: s.substitution == nil ? sound : nil, reason: s.substitution ?? reason)),
+                // The volume floor, on the loop's thread: the mixer of the card that plays.
+                .firstFrame(device: s.device, card: s.card),
+            ], at: s.date)
     }
 
     func failed(_ failure: String) { deliver([.event(.playbackFailed(reason: failure))], at: Date()) }
@@ -128,7 +131,9 @@ extension Daemon {
         p.relay = relay
         p.problem = choice.problem
         preroll = p
-        logger.info("pre-rolled \(r.alarm ?? "ring") for \(RFC3339.format(r.scheduled, in: zone)) with \(choice.name ?? "the default tone")")
+        logger.info(
+            "pre-rolled \(r.alarm ?? "ring") for \(RFC3339.format(r.scheduled, in: zone)) with \(choice.name ?? "the default tone")"
+        )
     }
 
     /// Takes the prepared player for `request` when it is the ring prepared; false otherwise.
@@ -146,8 +151,12 @@ extension Daemon {
         relay.attach(generation: ringGeneration)
         pre.go()
         startedSound = relay.sound ?? "default"
-        if let problem = p.problem { logger.warning("\(request.alarm ?? "ring"): \(problem); playing the default tone") }
-        logger.notice("ringing \(request.alarm ?? "(ring now)") with \(relay.sound ?? "the default tone") (pre-rolled)\(request.late ? " (late)" : "")")
+        if let problem = p.problem {
+            logger.warning("\(request.alarm ?? "ring"): \(problem); playing the default tone")
+        }
+        logger.notice(
+            "ringing \(request.alarm ?? "(ring now)") with \(relay.sound ?? "the default tone") (pre-rolled)\(request.late ? " (late)" : "")"
+        )
         return true
     }
 

@@ -44,7 +44,8 @@ public final class ReloadCache {
             }
             if j < previous.count {
                 if byBytes == nil {
-                    byBytes = Dictionary(previous.map { (ObjectBytes($0.bytes), $0.alarm) }, uniquingKeysWith: { a, _ in a })
+                    byBytes = Dictionary(
+                        previous.map { (ObjectBytes($0.bytes), $0.alarm) }, uniquingKeysWith: { a, _ in a })
                 }
                 if let alarm = byBytes?[ObjectBytes(slice)] { return alarm }
             }
@@ -75,7 +76,9 @@ public final class ReloadCache {
             b.withUnsafeBytes { y in
                 var k = 0
                 while k + 8 <= x.count {
-                    if x.loadUnaligned(fromByteOffset: k, as: UInt64.self) != y.loadUnaligned(fromByteOffset: k, as: UInt64.self) {
+                    if x.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+                        != y.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+                    {
                         return false
                     }
                     k += 8

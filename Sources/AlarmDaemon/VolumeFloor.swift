@@ -67,7 +67,10 @@ final class VolumeFloor {
             logger.warning("volume floor: \(error); mixer \(level.summary) stays below \(floor) %")
             return nil
         }
-        let after = (try? AlsaMixer.read(device: device, control: target.index == 0 ? target.control : "\(target.control),\(target.index)")) ?? target
+        let after =
+            (try? AlsaMixer.read(
+                device: device, control: target.index == 0 ? target.control : "\(target.control),\(target.index)"))
+            ?? target
         let note = MixerLevel.describeRaise(from: level, to: after)
         logger.notice("\(note) on \(device) (mixer_floor \(floor) %); it is put back when the ring ends")
         return note
@@ -123,7 +126,9 @@ final class VolumeFloor {
             e.outputFormatting = [.sortedKeys]
             try AtomicFile.write(Array(try e.encode(saved)) + [UInt8(ascii: "\n")], to: path)
         } catch {
-            logger.warning("volume floor: cannot save the mixer levels to \(path) (\(error)); after a crash they would not be put back")
+            logger.warning(
+                "volume floor: cannot save the mixer levels to \(path) (\(error)); after a crash they would not be put back"
+            )
         }
     }
 

@@ -55,7 +55,9 @@ extension Daemon {
 
     /// The inotify descriptor is readable: what changed sets off its role's handling.
     func watchedFilesChanged() throws {
-        var zone = false, store = false, holidays = false
+        var zone = false
+        var store = false
+        var holidays = false
         var pinned = Set<String>()
         for role in watched.touched(by: try files.readEvents()) {
             switch role {

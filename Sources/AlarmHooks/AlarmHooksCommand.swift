@@ -26,10 +26,14 @@ public struct AlarmHooksCommand: ParsableCommand {
 
     @OptionGroup var settings: SettingsOptions
 
-    @Option(help: ArgumentHelp("The hooks (env ALARM_HOOKS_DIR, config hooks_dir; default /etc/alarm/hooks.d).", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "The hooks (env ALARM_HOOKS_DIR, config hooks_dir; default /etc/alarm/hooks.d).", valueName: "dir"))
     var hooksDir: String?
 
-    @Option(help: ArgumentHelp("How long one hook may run before it is killed (config hook_timeout; default 10s).", valueName: "duration"))
+    @Option(
+        help: ArgumentHelp(
+            "How long one hook may run before it is killed (config hook_timeout; default 10s).", valueName: "duration"))
     var timeout: String?
 
     @Flag(help: "Log each hook's start too.")

@@ -18,7 +18,8 @@ public struct HookDirectory {
     /// they are not executable regular files. A directory that does not exist holds no hooks.
     public func hooks() -> (run: [String], skipped: [String]) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return ([], []) }
-        var run: [String] = [], skipped: [String] = []
+        var run: [String] = []
+        var skipped: [String] = []
         for name in names.sorted() where Self.counts(name) {
             let full = path.hasSuffix("/") ? path + name : path + "/" + name
             if ChildProcess.isRunnable(full) { run.append(full) } else { skipped.append(full) }
@@ -29,7 +30,9 @@ public struct HookDirectory {
     /// Whether a file of this name is meant as a hook.
     static func counts(_ name: String) -> Bool {
         if name.hasPrefix(".") || name.hasSuffix("~") { return false }
-        for leftover in [".dpkg-", ".ucf-", ".rpmnew", ".rpmsave", ".disabled"] where name.contains(leftover) { return false }
+        for leftover in [".dpkg-", ".ucf-", ".rpmnew", ".rpmsave", ".disabled"] where name.contains(leftover) {
+            return false
+        }
         return true
     }
 
@@ -40,9 +43,14 @@ public struct HookDirectory {
     /// `ALARM_SCHEDULED` (RFC 3339), and also `ALARM_AT`, `ALARM_SOUND`, `ALARM_SEQ`; a value that
     /// does not apply is the empty string. `ALARM_RUNTIME_DIR` names alarmd's runtime directory
     /// (status.json, the FIFO), `PATH` is set when the runner has none.
-    public static func environment(for event: AlarmEvent, seq: Int?, base: [String: String], runtimeDir: String) -> [String: String] {
+    public static func environment(
+        for event: AlarmEvent, seq: Int?, base: [String: String], runtimeDir: String
+    ) -> [String: String] {
         // Not systemd's notification or socket-activation variables: they are the runner's.
-        var env = base.filter { !["NOTIFY_SOCKET", "WATCHDOG_PID", "WATCHDOG_USEC", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"].contains($0.key) }
+        var env = base.filter {
+            !["NOTIFY_SOCKET", "WATCHDOG_PID", "WATCHDOG_USEC", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"].contains(
+                $0.key)
+        }
         if env["PATH"] == nil { env["PATH"] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" }
         func time(_ d: Date?) -> String { d.map { RFC3339.format($0, in: event.timeZone, milliseconds: true) } ?? "" }
         env["ALARM_EVENT"] = event.event

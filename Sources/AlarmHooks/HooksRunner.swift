@@ -36,7 +36,10 @@ public final class HooksRunner {
         public var environment: [String: String]
         public var maxQueued = 100
 
-        public init(eventsPath: String, hooksDir: String, timeout: TimeInterval, runtimeDir: String, environment: [String: String]) {
+        public init(
+            eventsPath: String, hooksDir: String, timeout: TimeInterval, runtimeDir: String,
+            environment: [String: String]
+        ) {
             self.eventsPath = eventsPath
             self.hooksDir = hooksDir
             self.timeout = timeout
@@ -48,7 +51,9 @@ public final class HooksRunner {
     struct Job {
         var line: EventLine
         var event: AlarmEvent
-        var name: String { "\(event.event)\(event.alarm.map { " of '\($0)'" } ?? "") (seq \(line.seq.map(String.init) ?? "?"))" }
+        var name: String {
+            "\(event.event)\(event.alarm.map { " of '\($0)'" } ?? "") (seq \(line.seq.map(String.init) ?? "?"))"
+        }
     }
 
     struct Run {
@@ -89,7 +94,9 @@ public final class HooksRunner {
 
     /// Runs until SIGTERM or SIGINT.
     public func run() throws {
-        try loop.register(follower.descriptor, name: settings.eventsPath) { [unowned self] _ in dispatch(try follower.read()) }
+        try loop.register(follower.descriptor, name: settings.eventsPath) { [unowned self] _ in
+            dispatch(try follower.read())
+        }
         try loop.register(timer.descriptor, name: "the hooks' time-limit timer") { [unowned self] _ in
             _ = try timer.read()
             enforceTimeouts()
@@ -102,7 +109,8 @@ public final class HooksRunner {
             }
         }
         let (hooks, _) = directory.hooks()
-        let start = "alarm-hooks starting: \(hooks.count) hook(s) in \(settings.hooksDir), time limit "
+        let start =
+            "alarm-hooks starting: \(hooks.count) hook(s) in \(settings.hooksDir), time limit "
             + "\(Durations.format(settings.timeout)), following \(settings.eventsPath)"
         logger.notice("\(start)")
         dispatch(try follower.read())
@@ -142,11 +150,15 @@ public final class HooksRunner {
         while running[hook] == nil, var queue = queues[hook], !queue.isEmpty {
             let job = queue.removeFirst()
             queues[hook] = queue.isEmpty ? nil : queue
-            let env = HookDirectory.environment(for: job.event, seq: job.line.seq, base: settings.environment, runtimeDir: settings.runtimeDir)
+            let env = HookDirectory.environment(
+                for: job.event, seq: job.line.seq, base: settings.environment, runtimeDir: settings.runtimeDir)
             do {
                 let child = try ChildProcess(
-                    executable: hook, environment: env, standardInput: job.line.bytes + [UInt8(ascii: "\n")], ownProcessGroup: true)
-                var run = Run(child: child, token: nil, job: job, deadline: clock.now + .milliseconds(Int64(settings.timeout * 1000)))
+                    executable: hook, environment: env, standardInput: job.line.bytes + [UInt8(ascii: "\n")],
+                    ownProcessGroup: true)
+                var run = Run(
+                    child: child, token: nil, job: job,
+                    deadline: clock.now + .milliseconds(Int64(settings.timeout * 1000)))
                 if child.descriptor >= 0 {
                     run.token = try? loop.register(child.descriptor) { [unowned self] _ in ended(hook) }
                 }
@@ -171,7 +183,9 @@ public final class HooksRunner {
         if let token = run.token { try? loop.unregister(token) }
         running[hook] = nil
         if run.killed {
-            logger.warning("hook \(hook) for \(run.job.name) was killed after \(Durations.format(settings.timeout)) (hook_timeout)")
+            logger.warning(
+                "hook \(hook) for \(run.job.name) was killed after \(Durations.format(settings.timeout)) (hook_timeout)"
+            )
         } else if status != .exited(0) {
             logger.warning("hook \(hook) for \(run.job.name) \(status)")
         } else {
@@ -189,7 +203,9 @@ public final class HooksRunner {
                 continue
             }
             guard !run.killed, run.deadline <= now else { continue }
-            do { try run.child.signal(SIGKILL) } catch { logger.error("killing hook \(hook) (pid \(run.child.pid)) failed: \(error)") }
+            do { try run.child.signal(SIGKILL) } catch {
+                logger.error("killing hook \(hook) (pid \(run.child.pid)) failed: \(error)")
+            }
             run.killed = true
             running[hook] = run
             if run.token == nil { ended(hook) }

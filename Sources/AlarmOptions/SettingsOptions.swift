@@ -8,10 +8,14 @@ import FoundationEssentials
 public struct SettingsOptions: ParsableArguments {
     public init() {}
 
-    @Option(help: ArgumentHelp("Alarms, ring state and history (env ALARM_STATE_DIR; default /var/lib/alarm).", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "Alarms, ring state and history (env ALARM_STATE_DIR; default /var/lib/alarm).", valueName: "dir"))
     var stateDir: String?
 
-    @Option(help: ArgumentHelp("The control FIFO and status.json (env ALARM_RUNTIME_DIR; default /run/alarm).", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "The control FIFO and status.json (env ALARM_RUNTIME_DIR; default /run/alarm).", valueName: "dir"))
     var runtimeDir: String?
 
     @Option(help: ArgumentHelp("Sound directories, colon-separated (env ALARM_SOUNDS_DIR).", valueName: "dirs"))
@@ -23,12 +27,17 @@ public struct SettingsOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The config file (env ALARM_CONFIG; default /etc/alarm/alarm.conf).", valueName: "file"))
     var config: String?
 
-    @Option(help: ArgumentHelp("The zone file that names the system zone (env ALARM_LOCALTIME; default /etc/localtime).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "The zone file that names the system zone (env ALARM_LOCALTIME; default /etc/localtime).", valueName: "path"
+        ))
     var localtime: String?
 
     /// The flags as given (nil where not given), for `Configuration.resolve`.
     public var flags: Configuration.Flags {
-        .init(stateDir: stateDir, runtimeDir: runtimeDir, soundsDir: soundsDir, device: device, config: config, localtime: localtime)
+        .init(
+            stateDir: stateDir, runtimeDir: runtimeDir, soundsDir: soundsDir, device: device, config: config,
+            localtime: localtime)
     }
 
     /// For the commands that talk to a running alarmd (stop, snooze, ring, status): a broken

@@ -41,9 +41,10 @@ public enum NetworkInterfaces {
                 }
             }
             guard ok else { continue }
-            out.append(Address(
-                interface: String(cString: entry.pointee.ifa_name), address: String(cString: text),
-                isIPv6: family == AF_INET6, isLoopback: entry.pointee.ifa_flags & UInt32(IFF_LOOPBACK) != 0))
+            out.append(
+                Address(
+                    interface: String(cString: entry.pointee.ifa_name), address: String(cString: text),
+                    isIPv6: family == AF_INET6, isLoopback: entry.pointee.ifa_flags & UInt32(IFF_LOOPBACK) != 0))
         }
         return out
     }

@@ -28,7 +28,10 @@ public struct AlarmWebCommand: AsyncParsableCommand {
 
     @OptionGroup var settings: SettingsOptions
 
-    @Option(help: ArgumentHelp("Where to listen, HOST:PORT (config web_listen; default 127.0.0.1:8475; port 0: any free one).", valueName: "address"))
+    @Option(
+        help: ArgumentHelp(
+            "Where to listen, HOST:PORT (config web_listen; default 127.0.0.1:8475; port 0: any free one).",
+            valueName: "address"))
     var listen: String?
 
     public func run() async throws { try await serve() }
@@ -38,7 +41,9 @@ public struct AlarmWebCommand: AsyncParsableCommand {
         let config = try settings.configuration()
         let listenText = listen ?? config.webListen
         let address: ListenAddress
-        do { address = try ListenAddress(listenText, allowingAnyPort: true) } catch { throw ValidationError("\(error)") }
+        do { address = try ListenAddress(listenText, allowingAnyPort: true) } catch {
+            throw ValidationError("\(error)")
+        }
         let token = CurrentToken(file: WebTokenFile(path: config.webTokenPath))
         if case .failure(let problem) = token.get() {
             // Keep running: the token may be made later (it is read again when it changes).
@@ -46,7 +51,9 @@ public struct AlarmWebCommand: AsyncParsableCommand {
         }
         let refusals = SharedRefusalLog { WebLog.notice($0) }
         let hosts = HostNames(listen: address, configured: config.webHosts)
-        let api = WebAPI(actions: AlarmActions(config: config), gate: SharedGate(token: token), hosts: { hosts.policy() }, refusals: refusals)
+        let api = WebAPI(
+            actions: AlarmActions(config: config), gate: SharedGate(token: token), hosts: { hosts.policy() },
+            refusals: refusals)
         Termination.exitCleanlyOnSignals()
         OpenFileLimit.raise()
         let pool = NIOThreadPool(numberOfThreads: 4)
@@ -54,8 +61,11 @@ public struct AlarmWebCommand: AsyncParsableCommand {
         var limits = ConnectionLimits()
         limits.perAddress = config.webConnectionsPerAddress
         limits.total = config.webConnections
-        let app = WebServer.application(api: api, listen: address, limits: limits, refusals: refusals, pool: pool) { port in
-            WebLog.info("listening on http://\(ListenAddress(host: address.host, port: port))/ (state \(config.stateDir), runtime \(config.runtimeDir))")
+        let app = WebServer.application(api: api, listen: address, limits: limits, refusals: refusals, pool: pool) {
+            port in
+            WebLog.info(
+                "listening on http://\(ListenAddress(host: address.host, port: port))/ (state \(config.stateDir), runtime \(config.runtimeDir))"
+            )
             try? SDNotify().ready()
         }
         do {

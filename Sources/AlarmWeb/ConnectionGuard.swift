@@ -157,7 +157,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard !started else { return }
         started = true
         address = context.channel.remoteAddress?.ipAddress.map(HostPolicy.normalized) ?? "unknown"
-        arm(context: context, after: limits.idle, reason: "sent no request within \(limits.idle.seconds) s of connecting")
+        arm(
+            context: context, after: limits.idle,
+            reason: "sent no request within \(limits.idle.seconds) s of connecting")
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -178,7 +180,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .head:
             state.headComplete = true
             requestOpen = true
-            arm(context: context, after: limits.body, reason: "request body not complete within \(limits.body.seconds) s")
+            arm(
+                context: context, after: limits.body,
+                reason: "request body not complete within \(limits.body.seconds) s")
         case .body:
             break
         case .end:
@@ -237,7 +241,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         fields[.contentLength] = String(body.count)
         for (name, value) in WebAPI.securityHeaders { if let n = HTTPField.Name(name) { fields[n] = value } }
         closeAfterAnswer = true
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: .init(code: status), headerFields: fields))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponse(status: .init(code: status), headerFields: fields))), promise: nil)
         context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
         writeThenClose(context: context, wrapOutboundOut(.end(nil)), promise: nil)
     }

@@ -5,8 +5,11 @@
 /// the Content-Security-Policy lets the page run nothing else. WebTests checks that the
 /// OpenAPI document names every route.
 enum Page {
-    static let html = WebResponse(status: 200, contentType: "text/html; charset=utf-8", body: PackageResources.index_html)
-    static let script = WebResponse(status: 200, contentType: "text/javascript; charset=utf-8", body: PackageResources.app_js)
+    static let html = WebResponse(
+        status: 200, contentType: "text/html; charset=utf-8", body: PackageResources.index_html)
+    static let script = WebResponse(
+        status: 200, contentType: "text/javascript; charset=utf-8", body: PackageResources.app_js)
     static let style = WebResponse(status: 200, contentType: "text/css; charset=utf-8", body: PackageResources.app_css)
-    static let openAPI = WebResponse(status: 200, contentType: "application/json; charset=utf-8", body: PackageResources.openapi_json)
+    static let openAPI = WebResponse(
+        status: 200, contentType: "application/json; charset=utf-8", body: PackageResources.openapi_json)
 }

@@ -8,7 +8,9 @@ enum URLText {
         var it = Array(text.utf8)[...]
         while let b = it.popFirst() {
             if b == UInt8(ascii: "%") {
-                guard it.count >= 2, let hi = hex(it[it.startIndex]), let lo = hex(it[it.startIndex + 1]) else { return nil }
+                guard it.count >= 2, let hi = hex(it[it.startIndex]), let lo = hex(it[it.startIndex + 1]) else {
+                    return nil
+                }
                 bytes.append(hi << 4 | lo)
                 it = it.dropFirst(2)
             } else if plusIsSpace && b == UInt8(ascii: "+") {

@@ -12,22 +12,30 @@ extension WebAPI {
         switch r.method {
         case "POST": return signIn(r)
         case "GET", "DELETE":
-            let credentials = Credentials(authorization: r.header("authorization"), cookie: r.header("cookie"), csrf: r.header("x-csrf-token"))
+            let credentials = Credentials(
+                authorization: r.header("authorization"), cookie: r.header("cookie"), csrf: r.header("x-csrf-token"))
             switch gate.check(credentials, changesState: r.method == "DELETE", address: r.address) {
             case .allowed(.session(let s)):
                 if r.method == "GET" { return .json("{\"csrf\": \(JSONText.string(s.csrf))}") }
                 gate.signOut(sessionID: s.id)
                 return .json("{\"signed_out\": true}", headers: [("Set-Cookie", Self.cookie(value: "", maxAge: 0))])
             case .allowed(.token):
-                return r.method == "GET" ? .json("{\"csrf\": null}") : .error(400, "there is no session to end: the request was signed with the token")
+                return r.method == "GET"
+                    ? .json("{\"csrf\": null}")
+                    : .error(400, "there is no session to end: the request was signed with the token")
             case .unauthorized(let why): return WebResponse.error(401, why).refused("no such session or no CSRF token")
             case .tooManyFailures(let seconds):
-                return WebResponse.error(429, "too many failed sign-ins from \(r.address): try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
-                    .refused("too many failed sign-ins (429)")
+                return WebResponse.error(
+                    429, "too many failed sign-ins from \(r.address): try again in \(seconds) s",
+                    headers: [("Retry-After", "\(seconds)")]
+                )
+                .refused("too many failed sign-ins (429)")
             case .unavailable(let why): return .error(503, why)
             }
         default:
-            return .error(405, "\(r.method) is not allowed here (allowed: GET, POST, DELETE)", headers: [("Allow", "GET, POST, DELETE")])
+            return .error(
+                405, "\(r.method) is not allowed here (allowed: GET, POST, DELETE)",
+                headers: [("Allow", "GET, POST, DELETE")])
         }
     }
 
@@ -35,8 +43,10 @@ extension WebAPI {
         // JSON only: a form or text/plain post is what another site's page can send without
         // asking the browser (no CORS preflight); such a post never counts as a failed sign-in.
         guard Self.isJSON(r.header("content-type")) else {
-            return WebResponse.error(415, "send the token as JSON: Content-Type: application/json and {\"token\": \"...\"}")
-                .refused("sign-in that is not JSON (415)", detail: r.header("content-type") ?? "no Content-Type")
+            return WebResponse.error(
+                415, "send the token as JSON: Content-Type: application/json and {\"token\": \"...\"}"
+            )
+            .refused("sign-in that is not JSON (415)", detail: r.header("content-type") ?? "no Content-Type")
         }
         struct Body: Decodable { var token: String }
         let given: String
@@ -50,13 +60,18 @@ extension WebAPI {
         }
         switch gate.signIn(given: given, address: r.address) {
         case .success(let s):
-            return .json("{\"csrf\": \(JSONText.string(s.csrf))}", headers: [("Set-Cookie", Self.cookie(value: s.id, maxAge: Int(gate.sessionLifetime)))])
+            return .json(
+                "{\"csrf\": \(JSONText.string(s.csrf))}",
+                headers: [("Set-Cookie", Self.cookie(value: s.id, maxAge: Int(gate.sessionLifetime)))])
         case .failure(.wrongToken):
             WebLog.notice("failed sign-in from \(r.address)")
             return .error(401, "wrong token (alarm web-token prints it)")
         case .failure(.tooManyFailures(let seconds)):
-            return WebResponse.error(429, "too many failed sign-ins from \(r.address): try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
-                .refused("too many failed sign-ins (429)")
+            return WebResponse.error(
+                429, "too many failed sign-ins from \(r.address): try again in \(seconds) s",
+                headers: [("Retry-After", "\(seconds)")]
+            )
+            .refused("too many failed sign-ins (429)")
         case .failure(.unavailable(let why)):
             return .error(503, why)
         }

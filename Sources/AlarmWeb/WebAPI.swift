@@ -17,7 +17,8 @@ public struct WebAPI: Sendable {
     public static let maximumBody = 64 * 1024
 
     public init(
-        actions: AlarmActions, gate: SharedGate, hosts: @escaping @Sendable () -> HostPolicy, refusals: SharedRefusalLog? = nil
+        actions: AlarmActions, gate: SharedGate, hosts: @escaping @Sendable () -> HostPolicy,
+        refusals: SharedRefusalLog? = nil
     ) {
         self.actions = actions
         self.gate = gate
@@ -36,18 +37,24 @@ public struct WebAPI: Sendable {
     /// The `Host` must be a name of this server (DNS rebinding), and a state-changing request
     /// that a browser sent must come from this server's own page (`Origin`): 400, 421 or 403.
     private func checkHostAndOrigin(_ r: WebRequest) -> WebResponse? {
-        switch hosts().check(host: r.header("host"), origin: r.header("origin"), changesState: Self.changesState(r.method)) {
+        switch hosts().check(
+            host: r.header("host"), origin: r.header("origin"), changesState: Self.changesState(r.method))
+        {
         case .allowed:
             return nil
         case .missingHost:
             return WebResponse.error(400, "the request has no Host header").refused("no Host header")
         case .wrongHost(let host):
             return WebResponse.error(
-                421, "this server does not answer to the name '\(RefusalLog.printable(host))' (a name of your own goes into web_hosts in alarm.conf)"
+                421,
+                "this server does not answer to the name '\(RefusalLog.printable(host))' (a name of your own goes into web_hosts in alarm.conf)"
             ).refused("wrong Host", detail: host)
         case .crossOrigin(let origin):
-            return WebResponse.error(403, "a request that changes anything must come from this server's own page, not from \(RefusalLog.printable(origin))")
-                .refused("request from another site's page", detail: origin)
+            return WebResponse.error(
+                403,
+                "a request that changes anything must come from this server's own page, not from \(RefusalLog.printable(origin))"
+            )
+            .refused("request from another site's page", detail: origin)
         }
     }
 
@@ -60,12 +67,16 @@ public struct WebAPI: Sendable {
         ("X-Content-Type-Options", "nosniff"),
         ("X-Frame-Options", "DENY"),
         ("Referrer-Policy", "no-referrer"),
-        ("Content-Security-Policy",
-         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+        (
+            "Content-Security-Policy",
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        ),
     ]
 
     private func route(_ r: WebRequest) -> WebResponse {
-        guard let decodedPath = URLText.decode(r.path[...]) else { return .error(400, "the path has a broken %-escape") }
+        guard let decodedPath = URLText.decode(r.path[...]) else {
+            return .error(400, "the path has a broken %-escape")
+        }
         let parts = r.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         // The page and its files, and the API's description: no secrets, no sign-in.
         switch (r.method, decodedPath) {
@@ -78,9 +89,13 @@ public struct WebAPI: Sendable {
         }
         guard parts.first == "api" else { return .error(404, "no such page: \(decodedPath)") }
         let api = Array(parts.dropFirst())
-        guard let route = APIRoute(api, method: r.method) else { return .error(404, "no such endpoint: \(r.method) \(decodedPath)") }
+        guard let route = APIRoute(api, method: r.method) else {
+            return .error(404, "no such endpoint: \(r.method) \(decodedPath)")
+        }
         if case .wrongMethod(let allowed) = route {
-            return .error(405, "\(r.method) is not allowed here (allowed: \(allowed.joined(separator: ", ")))", headers: [("Allow", allowed.joined(separator: ", "))])
+            return .error(
+                405, "\(r.method) is not allowed here (allowed: \(allowed.joined(separator: ", ")))",
+                headers: [("Allow", allowed.joined(separator: ", "))])
         }
         if let refused = authorize(r) { return refused }
         do {
@@ -94,15 +109,22 @@ public struct WebAPI: Sendable {
 
     /// Nil when the request may go on; else the 401, 429 or 503 response.
     private func authorize(_ r: WebRequest) -> WebResponse? {
-        let credentials = Credentials(authorization: r.header("authorization"), cookie: r.header("cookie"), csrf: r.header("x-csrf-token"))
+        let credentials = Credentials(
+            authorization: r.header("authorization"), cookie: r.header("cookie"), csrf: r.header("x-csrf-token"))
         switch gate.check(credentials, changesState: Self.changesState(r.method), address: r.address) {
         case .allowed: return nil
         case .unauthorized(let why):
             return WebResponse.error(401, why, headers: [("WWW-Authenticate", "Bearer realm=\"alarm\"")])
-                .refused(credentials.bearer != nil ? "wrong token" : credentials.session != nil ? "no such session or no CSRF token" : "no credentials")
+                .refused(
+                    credentials.bearer != nil
+                        ? "wrong token"
+                        : credentials.session != nil ? "no such session or no CSRF token" : "no credentials")
         case .tooManyFailures(let seconds):
-            return WebResponse.error(429, "too many failed sign-ins from \(r.address): try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
-                .refused("too many failed sign-ins (429)")
+            return WebResponse.error(
+                429, "too many failed sign-ins from \(r.address): try again in \(seconds) s",
+                headers: [("Retry-After", "\(seconds)")]
+            )
+            .refused("too many failed sign-ins (429)")
         case .unavailable(let why): return .error(503, why)
         }
     }
@@ -116,7 +138,9 @@ public struct WebAPI: Sendable {
         case .history: return .json(try actions.history())
         case .sounds: return .json(try actions.sounds())
         case .preview:
-            guard let q = URLText.query(r.query) else { throw ActionError(.badInput, "the query string has a broken %-escape") }
+            guard let q = URLText.query(r.query) else {
+                throw ActionError(.badInput, "the query string has a broken %-escape")
+            }
             func given(_ key: String) -> String? { q[key].flatMap { $0.isEmpty ? nil : $0 } }
             let skip: Bool
             switch q["skip_holidays"] ?? "" {
@@ -124,11 +148,15 @@ public struct WebAPI: Sendable {
             case "1", "true": skip = true
             default: throw ActionError(.badInput, "skip_holidays must be true or false")
             }
-            return .json(try actions.preview(expression: q["expr"] ?? "", count: q["count"], zone: given("zone"), every: given("every"),
-                                             from: given("from"), until: given("until"), skipHolidays: skip))
+            return .json(
+                try actions.preview(
+                    expression: q["expr"] ?? "", count: q["count"], zone: given("zone"), every: given("every"),
+                    from: given("from"), until: given("until"), skipHolidays: skip))
         case .put:
             let (json, replaced, warning) = try actions.put(json: r.body)
-            return .json(json, status: replaced ? 200 : 201, headers: warning.map { [("X-Alarm-Warning", Self.headerSafe($0))] } ?? [])
+            return .json(
+                json, status: replaced ? 200 : 201,
+                headers: warning.map { [("X-Alarm-Warning", Self.headerSafe($0))] } ?? [])
         case .remove(let id):
             try actions.remove(id: id)
             return .json("{\"removed\": \(JSONText.string(id))}")
@@ -182,15 +210,21 @@ public struct WebAPI: Sendable {
 
 /// The API's endpoints, from the path after `/api/` and the method.
 enum APIRoute: Equatable {
-    case status, alarms, alarm(String), next, history, preview, sounds
-    case put, remove(String), skip(String, Bool)
+    case status, alarms
+    case alarm(String)
+    case next, history, preview, sounds
+    case put
+    case remove(String)
+    case skip(String, Bool)
     case snooze, stop, ring
     case wrongMethod(allowed: [String])
 
     /// Nil for a path that is no endpoint. Ids are percent-decoded; one that does not decode is
     /// no alarm's.
     init?(_ parts: [String], method: String) {
-        func only(_ m: String, _ route: APIRoute) -> APIRoute { method == m || (m == "GET" && method == "HEAD") ? route : .wrongMethod(allowed: [m]) }
+        func only(_ m: String, _ route: APIRoute) -> APIRoute {
+            method == m || (m == "GET" && method == "HEAD") ? route : .wrongMethod(allowed: [m])
+        }
         switch parts.count {
         case 1:
             switch parts[0] {

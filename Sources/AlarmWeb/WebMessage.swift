@@ -15,7 +15,10 @@ public struct WebRequest: Sendable {
     /// The client's IP address (for the sign-in limit).
     public var address: String
 
-    public init(method: String, path: String, query: String? = nil, headers: [(name: String, value: String)] = [], body: [UInt8] = [], address: String = "127.0.0.1") {
+    public init(
+        method: String, path: String, query: String? = nil, headers: [(name: String, value: String)] = [],
+        body: [UInt8] = [], address: String = "127.0.0.1"
+    ) {
         self.method = method
         self.path = path
         self.query = query
@@ -46,12 +49,18 @@ public struct WebResponse: Sendable {
     }
 
     /// A JSON body as the CLI prints it, with a newline at the end.
-    public static func json(_ text: String, status: Int = 200, headers: [(name: String, value: String)] = []) -> WebResponse {
-        WebResponse(status: status, contentType: "application/json; charset=utf-8", body: Array((text + "\n").utf8), headers: headers)
+    public static func json(
+        _ text: String, status: Int = 200, headers: [(name: String, value: String)] = []
+    ) -> WebResponse {
+        WebResponse(
+            status: status, contentType: "application/json; charset=utf-8", body: Array((text + "\n").utf8),
+            headers: headers)
     }
 
     /// `{"error": "message"}`: every error of the API.
-    public static func error(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> WebResponse {
+    public static func error(
+        _ status: Int, _ message: String, headers: [(name: String, value: String)] = []
+    ) -> WebResponse {
         json("{\"error\": \(JSONText.string(message))}", status: status, headers: headers)
     }
 
@@ -84,7 +93,11 @@ enum JSONText {
             case "<", ">", "&", "\u{2028}", "\u{2029}":
                 out += "\\u" + Text.hex4(u.value)
             default:
-                if u.value < 0x20 || u.value == 0x7f { out += "\\u" + Text.hex4(u.value) } else { out.unicodeScalars.append(u) }
+                if u.value < 0x20 || u.value == 0x7f {
+                    out += "\\u" + Text.hex4(u.value)
+                } else {
+                    out.unicodeScalars.append(u)
+                }
             }
         }
         return out + "\""

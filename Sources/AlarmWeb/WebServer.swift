@@ -38,7 +38,9 @@ public struct WebResponder: HTTPResponder {
             return Self.response(tooLarge(context), head: false)
         }
         let body: ByteBuffer
-        do { body = try await request.body.collect(upTo: WebAPI.maximumBody) } catch let e as HTTPError where e.status == .contentTooLarge {
+        do { body = try await request.body.collect(upTo: WebAPI.maximumBody) } catch let e as HTTPError
+            where e.status == .contentTooLarge
+        {
             return Self.response(tooLarge(context), head: false)
         } catch is NIOTooManyBytesError {
             return Self.response(tooLarge(context), head: false)
@@ -48,12 +50,14 @@ public struct WebResponder: HTTPResponder {
         let path = question.map { String(target[..<$0]) } ?? target
         let query = question.map { String(target[target.index(after: $0)...]) }
         guard path.hasPrefix("/") else {
-            return Self.response(api.finish(WebResponse.error(400, "the request target must be a path").closing()), head: false)
+            return Self.response(
+                api.finish(WebResponse.error(400, "the request target must be a path").closing()), head: false)
         }
         let web = WebRequest(
             method: request.method.rawValue, path: path, query: query,
             // HTTP types keep Host apart, as the request's authority.
-            headers: (request.head.authority.map { [("host", $0)] } ?? []) + request.headers.map { ($0.name.canonicalName, $0.value) },
+            headers: (request.head.authority.map { [("host", $0)] } ?? [])
+                + request.headers.map { ($0.name.canonicalName, $0.value) },
             body: Array(buffer: body), address: context.clientAddress)
         let api = self.api
         let answer = try await pool.runIfActive { api.handle(web) }
@@ -108,7 +112,8 @@ public enum WebServer {
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [ConnectionGuard(limits: limits, refusals: refusals)],
             httpDecoderConfiguration: .init(
-                maxHeaderFieldSize: limits.maximumHead, maxHeaderListSize: limits.maximumHead, maxHeaderFieldCount: 100))
+                maxHeaderFieldSize: limits.maximumHead, maxHeaderListSize: limits.maximumHead, maxHeaderFieldCount: 100)
+        )
         return Application(
             responder: WebResponder(api: api, pool: pool),
             server: HTTPServerBuilder { responder in

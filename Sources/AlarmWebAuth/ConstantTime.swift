@@ -6,7 +6,8 @@ public enum ConstantTime {
     public static func equal<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Bool {
         let n = Swift.max(a.count, b.count)
         var difference = UInt8(truncatingIfNeeded: a.count ^ b.count) | (a.count == b.count ? 0 : 1)
-        var i = a.startIndex, j = b.startIndex
+        var i = a.startIndex
+        var j = b.startIndex
         for _ in 0..<n {
             let x: UInt8 = i < a.endIndex ? a[i] : 0
             let y: UInt8 = j < b.endIndex ? b[j] : 0

@@ -93,7 +93,8 @@ public struct Gate: Sendable {
         }
         if let id = credentials.session {
             guard let session = sessions.find(id: id, currentToken: current, now: now) else {
-                return .unauthorized("the session has ended (signed out, expired, or the token was replaced): sign in again")
+                return .unauthorized(
+                    "the session has ended (signed out, expired, or the token was replaced): sign in again")
             }
             if changesState {
                 guard let csrf = credentials.csrf, ConstantTime.equal(csrf, session.csrf) else {
@@ -106,7 +107,9 @@ public struct Gate: Sendable {
     }
 
     /// The page's sign-in with the token typed into its form: a new session, or why not.
-    public mutating func signIn(given: String, address: String, token: Result<String, WebSetupError>, now: Date) -> Result<Sessions.Session, SignInRefusal> {
+    public mutating func signIn(
+        given: String, address: String, token: Result<String, WebSetupError>, now: Date
+    ) -> Result<Sessions.Session, SignInRefusal> {
         if limiter.isBlocked(address, now: now) {
             return .failure(.tooManyFailures(retryAfter: limiter.retryAfter(address, now: now)))
         }
@@ -145,9 +148,13 @@ public final class SharedGate: @unchecked Sendable {
         self.gate = Mutex(gate)
     }
 
-    public func check(_ credentials: Credentials, changesState: Bool, address: String, now: Date = Date()) -> Gate.Verdict {
+    public func check(
+        _ credentials: Credentials, changesState: Bool, address: String, now: Date = Date()
+    ) -> Gate.Verdict {
         let current = token.get()
-        return gate.withLock { $0.check(credentials, changesState: changesState, address: address, token: current, now: now) }
+        return gate.withLock {
+            $0.check(credentials, changesState: changesState, address: address, token: current, now: now)
+        }
     }
 
     public func signIn(given: String, address: String, now: Date = Date()) -> Result<Sessions.Session, SignInRefusal> {

@@ -73,7 +73,9 @@ public struct HostPolicy: Sendable, Equatable {
             guard !t.contains(":") else { return nil }
         }
         let name = normalized(String(t))
-        guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7f }) else { return nil }
+        guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7f }) else {
+            return nil
+        }
         return name
     }
 

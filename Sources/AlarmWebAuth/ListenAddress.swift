@@ -15,7 +15,8 @@ public struct ListenAddress: Equatable, Sendable, CustomStringConvertible {
 
     /// `allowingAnyPort`: port 0 (any free port, for tests) is taken too.
     public init(_ text: String, allowingAnyPort: Bool = false) throws(WebSetupError) {
-        let fail = WebSetupError("web_listen '\(text)' is not HOST:PORT (such as \(Self.defaultText), 0.0.0.0:8475 or [::1]:8475)")
+        let fail = WebSetupError(
+            "web_listen '\(text)' is not HOST:PORT (such as \(Self.defaultText), 0.0.0.0:8475 or [::1]:8475)")
         var host: Substring
         var portText: Substring
         if text.hasPrefix("[") {
@@ -33,7 +34,9 @@ public struct ListenAddress: Equatable, Sendable, CustomStringConvertible {
                 host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") })
             else { throw fail }
         }
-        guard let port = Int(portText), ((allowingAnyPort ? 0 : 1)...65535).contains(port), portText.allSatisfy(\.isNumber) else {
+        guard let port = Int(portText), ((allowingAnyPort ? 0 : 1)...65535).contains(port),
+            portText.allSatisfy(\.isNumber)
+        else {
             throw WebSetupError("web_listen '\(text)': the port must be a number from 1 to 65535")
         }
         self.host = String(host)

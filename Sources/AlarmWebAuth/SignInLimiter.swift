@@ -50,7 +50,8 @@ public struct SignInLimiter: Sendable {
     private mutating func forgetStalest(now: Date) {
         failures = failures.filter { !recent($0.key, now: now).isEmpty }
         while failures.count > maximumAddresses {
-            guard let stalest = failures.min(by: { ($0.value.last ?? .distantPast) < ($1.value.last ?? .distantPast) }) else { break }
+            guard let stalest = failures.min(by: { ($0.value.last ?? .distantPast) < ($1.value.last ?? .distantPast) })
+            else { break }
             failures[stalest.key] = nil
         }
     }

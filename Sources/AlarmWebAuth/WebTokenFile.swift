@@ -32,7 +32,9 @@ public struct WebTokenFile: Sendable {
         }
         let text = String(decoding: bytes, as: UTF8.self).trimmingBlanks()
         guard Secret.isWellFormed(text) else {
-            throw WebSetupError("\(path) does not hold a token (43 characters of A-Z, a-z, 0-9, '-' and '_'): 'sudo alarm web-token --rotate' writes a new one")
+            throw WebSetupError(
+                "\(path) does not hold a token (43 characters of A-Z, a-z, 0-9, '-' and '_'): 'sudo alarm web-token --rotate' writes a new one"
+            )
         }
         return text
     }
@@ -44,12 +46,15 @@ public struct WebTokenFile: Sendable {
         let token = Secret.make()
         let dir = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         if !dir.isEmpty && !FileManager.default.fileExists(atPath: dir) {
-            do { try Directories.create(dir, mode: 0o755) } catch { throw WebSetupError("cannot create \(dir): \(error)") }
+            do { try Directories.create(dir, mode: 0o755) } catch {
+                throw WebSetupError("cannot create \(dir): \(error)")
+            }
         }
         do {
             try AtomicFile.write(Array((token + "\n").utf8), to: path, permissions: 0o640, ignoringUmask: true)
         } catch let e as SystemError where e.errno == EACCES || e.errno == EPERM {
-            throw WebSetupError("cannot write \(path): permission denied (run it as root: sudo alarm web-token --rotate)")
+            throw WebSetupError(
+                "cannot write \(path): permission denied (run it as root: sudo alarm web-token --rotate)")
         } catch {
             throw WebSetupError("cannot write \(path): \(error)")
         }

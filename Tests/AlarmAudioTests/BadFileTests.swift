@@ -7,18 +7,26 @@ import Testing
 /// Every sound that must not play gives the default tone and a reason; none crashes or hangs.
 @Suite("Clip checks: what plays and why not")
 struct BadFileTests {
-    func sine(_ dir: TempDir, _ name: String, seconds: Double, rate: Int = 8_000, format: Int32 = Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16)) throws {
+    func sine(
+        _ dir: TempDir, _ name: String, seconds: Double, rate: Int = 8_000,
+        format: Int32 = Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16)
+    ) throws {
         let frames = Int((seconds * Double(rate)).rounded())
-        try Fixture.write(dir.file(name), samples: Signal.sine(frequency: 440, rate: rate, channels: 1, frames: frames),
-                          channels: 1, rate: rate, format: format)
+        try Fixture.write(
+            dir.file(name), samples: Signal.sine(frequency: 440, rate: rate, channels: 1, frames: frames),
+            channels: 1, rate: rate, format: format)
     }
 
-    func expectDefault(_ choice: SoundChoice, _ kind: String, _ text: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectDefault(
+        _ choice: SoundChoice, _ kind: String, _ text: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(choice.isDefaultTone, sourceLocation: sourceLocation)
         #expect(choice.clip == DefaultTone.clip(), sourceLocation: sourceLocation)
         #expect(choice.problem?.kind == kind, "\(String(describing: choice.problem))", sourceLocation: sourceLocation)
         if let text {
-            #expect(choice.problem?.description.contains(text) == true, "\(String(describing: choice.problem?.description))", sourceLocation: sourceLocation)
+            #expect(
+                choice.problem?.description.contains(text) == true,
+                "\(String(describing: choice.problem?.description))", sourceLocation: sourceLocation)
         }
     }
 
@@ -42,8 +50,9 @@ struct BadFileTests {
     @Test("one frame over 30 s is over", arguments: [8_000, 44_100])
     func oneFrameOver(rate: Int) throws {
         let dir = TempDir()
-        try Fixture.write(dir.file("x.wav"), samples: [Float](repeating: 0.1, count: 30 * rate + 1), channels: 1, rate: rate,
-                          format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+        try Fixture.write(
+            dir.file("x.wav"), samples: [Float](repeating: 0.1, count: 30 * rate + 1), channels: 1, rate: rate,
+            format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
         let choice = SoundLibrary(directories: [dir.path]).choose("x.wav")
         expectDefault(choice, "too-long", "30.000 s long")
     }
@@ -56,7 +65,11 @@ struct BadFileTests {
         try sine(dir, "ref.aifc", seconds: 30, format: Int32(SF_FORMAT_AIFF | SF_FORMAT_IMA_ADPCM))
         let packets = try #require(CAFWriter.ssndPayload(dir.bytes("ref.aifc")))
         // 240 000 frames are 3750 packets exactly; add one packet of padding the pakt excludes.
-        dir.write("exact.caf", CAFWriter.ima4(packets: packets + Array(packets.suffix(34)), channels: 1, rate: 8_000, pakt: .init(validFrames: 240_000)))
+        dir.write(
+            "exact.caf",
+            CAFWriter.ima4(
+                packets: packets + Array(packets.suffix(34)), channels: 1, rate: 8_000,
+                pakt: .init(validFrames: 240_000)))
         let lib = SoundLibrary(directories: [dir.path])
         for name in ["exact.wav", "exact-ima.wav", "exact.caf"] {
             let choice = lib.choose(name)
@@ -82,7 +95,9 @@ struct BadFileTests {
         dir.write("cut-header.aiff", Array(dir.bytes("good.aiff").prefix(20)))
         dir.write("riff-only.wav", Array("RIFF".utf8))
         // A WAV header with no samples at all.
-        try Fixture.write(dir.file("no-frames.wav"), samples: [], channels: 1, rate: 8_000, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+        try Fixture.write(
+            dir.file("no-frames.wav"), samples: [], channels: 1, rate: 8_000,
+            format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
         let lib = SoundLibrary(directories: [dir.path])
         expectDefault(lib.choose("empty.wav"), "empty", "'empty.wav' is empty")
         expectDefault(lib.choose("noise.wav"), "unsupported", "not a WAV, AIFF, AIFF-C, CAF, FLAC, Ogg or MP3 file")
@@ -112,7 +127,8 @@ struct BadFileTests {
         dir.write("huge.aiff", aiff)
         try sine(dir, "ref.aifc", seconds: 0.5, format: Int32(SF_FORMAT_AIFF | SF_FORMAT_IMA_ADPCM))
         let packets = try #require(CAFWriter.ssndPayload(dir.bytes("ref.aifc")))
-        dir.write("huge.caf", CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: .init(validFrames: 1 << 40)))
+        dir.write(
+            "huge.caf", CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: .init(validFrames: 1 << 40)))
         try sine(dir, "good.caf", seconds: 0.5, format: Int32(SF_FORMAT_CAF | SF_FORMAT_PCM_16))
         var caf = dir.bytes("good.caf")
         let data = try #require((0..<caf.count - 4).first { caf[$0..<$0 + 4].elementsEqual("data".utf8) })
@@ -138,7 +154,8 @@ struct BadFileTests {
         try sine(dir, "sounds/.hidden.wav", seconds: 0.5)
         try sine(dir, "sounds/ok.wav", seconds: 0.5)
         try FileManager.default.createSymbolicLink(atPath: sounds + "/escape.wav", withDestinationPath: "../secret.wav")
-        try FileManager.default.createSymbolicLink(atPath: sounds + "/abs.wav", withDestinationPath: dir.file("secret.wav"))
+        try FileManager.default.createSymbolicLink(
+            atPath: sounds + "/abs.wav", withDestinationPath: dir.file("secret.wav"))
         try FileManager.default.createSymbolicLink(atPath: sounds + "/alias.wav", withDestinationPath: "ok.wav")
         let lib = SoundLibrary(directories: [sounds])
         expectDefault(lib.choose("../secret.wav"), "bad-name", "contains '/'")
@@ -179,11 +196,18 @@ struct BadFileTests {
     func unsupported() throws {
         let dir = TempDir()
         let s = Signal.sine(frequency: 440, rate: 8_000, channels: 1, frames: 4_000)
-        try Fixture.write(dir.file("x.au"), samples: s, channels: 1, rate: 8_000, format: Int32(SF_FORMAT_AU | SF_FORMAT_PCM_16))
-        try Fixture.write(dir.file("x.w64"), samples: s, channels: 1, rate: 8_000, format: Int32(SF_FORMAT_W64 | SF_FORMAT_PCM_16))
-        try Fixture.write(dir.file("gsm.wav"), samples: s, channels: 1, rate: 8_000, format: Int32(SF_FORMAT_WAV | SF_FORMAT_GSM610))
-        try Fixture.write(dir.file("quad.wav"), samples: [Float](repeating: 0.1, count: 4_000 * 4), channels: 4, rate: 8_000, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
-        try Fixture.write(dir.file("dwvw.aiff"), samples: s, channels: 1, rate: 8_000, format: Int32(SF_FORMAT_AIFF | SF_FORMAT_DWVW_16))
+        try Fixture.write(
+            dir.file("x.au"), samples: s, channels: 1, rate: 8_000, format: Int32(SF_FORMAT_AU | SF_FORMAT_PCM_16))
+        try Fixture.write(
+            dir.file("x.w64"), samples: s, channels: 1, rate: 8_000, format: Int32(SF_FORMAT_W64 | SF_FORMAT_PCM_16))
+        try Fixture.write(
+            dir.file("gsm.wav"), samples: s, channels: 1, rate: 8_000, format: Int32(SF_FORMAT_WAV | SF_FORMAT_GSM610))
+        try Fixture.write(
+            dir.file("quad.wav"), samples: [Float](repeating: 0.1, count: 4_000 * 4), channels: 4, rate: 8_000,
+            format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+        try Fixture.write(
+            dir.file("dwvw.aiff"), samples: s, channels: 1, rate: 8_000,
+            format: Int32(SF_FORMAT_AIFF | SF_FORMAT_DWVW_16))
         let lib = SoundLibrary(directories: [dir.path])
         expectDefault(lib.choose("x.au"), "unsupported")
         expectDefault(lib.choose("x.w64"), "unsupported")
@@ -206,7 +230,9 @@ struct BadFileTests {
     @Test("sound lookup: first directory wins; ALARM_SOUNDS_DIR and --sounds-dir are colon lists")
     func lookupOrder() throws {
         let dir = TempDir()
-        for d in ["a", "b"] { try FileManager.default.createDirectory(atPath: dir.file(d), withIntermediateDirectories: true) }
+        for d in ["a", "b"] {
+            try FileManager.default.createDirectory(atPath: dir.file(d), withIntermediateDirectories: true)
+        }
         try sine(dir, "b/x.wav", seconds: 0.2)
         try sine(dir, "a/x.wav", seconds: 0.3)
         try sine(dir, "b/y.wav", seconds: 0.4)
@@ -225,11 +251,14 @@ struct BadFileTests {
 
     @Test("the shipped Sounds folder is found from the build directory, and every sound in it plays")
     func shippedSounds() throws {
-        let dir = try #require(SoundLibrary.installedSoundsDirectory(), "Sounds/ not found from \(CommandLine.arguments[0])")
+        let dir = try #require(
+            SoundLibrary.installedSoundsDirectory(), "Sounds/ not found from \(CommandLine.arguments[0])")
         #expect(dir.hasSuffix("/Sounds"))
         let lib = SoundLibrary(directories: [dir])
         let names = lib.names()
-        for ext in ["wav", "aiff", "caf"] { #expect(names.contains { $0.hasSuffix("." + ext) }, "no .\(ext) sound shipped") }
+        for ext in ["wav", "aiff", "caf"] {
+            #expect(names.contains { $0.hasSuffix("." + ext) }, "no .\(ext) sound shipped")
+        }
         for name in names {
             let i = lib.inspect(name)
             #expect(i.playable, "\(name): \(String(describing: i.problem))")
@@ -241,10 +270,12 @@ struct BadFileTests {
     func installedLayout() throws {
         let dir = TempDir()
         try FileManager.default.createDirectory(atPath: dir.file("bin"), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: dir.file("share/alarm/sounds"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: dir.file("share/alarm/sounds"), withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: dir.file("bin/alarm"), contents: Data())
         let found = SoundLibrary.installedSoundsDirectory(executable: dir.file("bin/alarm"))
-        #expect(found.map { SoundLibraryTestsRealpath($0) } == SoundLibraryTestsRealpath(dir.file("share/alarm/sounds")))
+        #expect(
+            found.map { SoundLibraryTestsRealpath($0) } == SoundLibraryTestsRealpath(dir.file("share/alarm/sounds")))
     }
 }
 

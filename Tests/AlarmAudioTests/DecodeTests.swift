@@ -26,7 +26,11 @@ let combos: [Combo] = {
     func c(_ l: String, _ e: String, _ major: Int, _ sub: Int, _ err: Float?, _ name: String) -> Combo {
         Combo(label: l, ext: e, format: Int32(major | sub), maxError: err, expectedFormat: name)
     }
-    let W = Int(SF_FORMAT_WAV), X = Int(SF_FORMAT_WAVEX), A = Int(SF_FORMAT_AIFF), C = Int(SF_FORMAT_CAF), L = Int(SF_ENDIAN_LITTLE)
+    let W = Int(SF_FORMAT_WAV)
+    let X = Int(SF_FORMAT_WAVEX)
+    let A = Int(SF_FORMAT_AIFF)
+    let C = Int(SF_FORMAT_CAF)
+    let L = Int(SF_ENDIAN_LITTLE)
     return [
         c("WAV u8", "wav", W, Int(SF_FORMAT_PCM_U8), 1.0 / 128 + 1e-4, "PCM u8"),
         c("WAV s16", "wav", W, Int(SF_FORMAT_PCM_16), PCM16, "PCM s16"),
@@ -39,7 +43,11 @@ let combos: [Combo] = {
         // libsndfile writes the whole last block and a padded (mono) or halved (stereo) 'fact'
         // count, so up to one block of padding decodes. (sox's stereo IMA ADPCM encoder glitches at
         // block starts, so it is not the writer here; the exact-length case uses sox mono.)
-        { var x = c("WAV IMA ADPCM", "wav", W, Int(SF_FORMAT_IMA_ADPCM), nil, "IMA ADPCM"); x.padding = 2048; return x }(),
+        {
+            var x = c("WAV IMA ADPCM", "wav", W, Int(SF_FORMAT_IMA_ADPCM), nil, "IMA ADPCM")
+            x.padding = 2048
+            return x
+        }(),
         c("WAV MS ADPCM", "wav", W, Int(SF_FORMAT_MS_ADPCM), nil, "MS ADPCM"),
         c("WAV extensible u8", "wav", X, Int(SF_FORMAT_PCM_U8), 1.0 / 128 + 1e-4, "PCM u8"),
         c("WAV extensible s16", "wav", X, Int(SF_FORMAT_PCM_16), PCM16, "PCM s16"),
@@ -48,14 +56,26 @@ let combos: [Combo] = {
         c("WAV extensible float32", "wav", X, Int(SF_FORMAT_FLOAT), 1e-7, "float32"),
         c("WAV extensible µ-law", "wav", X, Int(SF_FORMAT_ULAW), 0.02, "µ-law"),
         c("WAV extensible a-law", "wav", X, Int(SF_FORMAT_ALAW), 0.02, "a-law"),
-        { var x = c("AIFF s8", "aiff", A, Int(SF_FORMAT_PCM_S8), 1.0 / 128 + 1e-4, "PCM s8"); x.padding = 2; return x }(),
+        {
+            var x = c("AIFF s8", "aiff", A, Int(SF_FORMAT_PCM_S8), 1.0 / 128 + 1e-4, "PCM s8")
+            x.padding = 2
+            return x
+        }(),
         c("AIFF s16", "aiff", A, Int(SF_FORMAT_PCM_16), PCM16, "PCM s16"),
         c("AIFF s24", "aiff", A, Int(SF_FORMAT_PCM_24), 1e-6, "PCM s24"),
         c("AIFF s32", "aiff", A, Int(SF_FORMAT_PCM_32), 1e-6, "PCM s32"),
         c("AIFF-C float32", "aifc", A, Int(SF_FORMAT_FLOAT), 1e-7, "float32"),
         c("AIFF-C float64", "aifc", A, Int(SF_FORMAT_DOUBLE), 1e-7, "float64"),
-        { var x = c("AIFF-C µ-law", "aifc", A, Int(SF_FORMAT_ULAW), 0.02, "µ-law"); x.padding = 2; return x }(),
-        { var x = c("AIFF-C a-law", "aifc", A, Int(SF_FORMAT_ALAW), 0.02, "a-law"); x.padding = 2; return x }(),
+        {
+            var x = c("AIFF-C µ-law", "aifc", A, Int(SF_FORMAT_ULAW), 0.02, "µ-law")
+            x.padding = 2
+            return x
+        }(),
+        {
+            var x = c("AIFF-C a-law", "aifc", A, Int(SF_FORMAT_ALAW), 0.02, "a-law")
+            x.padding = 2
+            return x
+        }(),
         {
             var x = c("AIFF-C ima4", "aifc", A, Int(SF_FORMAT_IMA_ADPCM), nil, "Apple IMA4")
             x.padding = 64
@@ -92,25 +112,32 @@ struct DecodeTests {
             let reference = Signal.sine(frequency: 440, rate: rate, channels: channels, frames: frames)
             let name = "tone-\(channels)ch-\(rate).\(combo.ext)"
             if let enc = combo.sox {
-                try Fixture.write(dir.file("src.wav"), samples: reference, channels: channels, rate: rate, format: combo.format)
+                try Fixture.write(
+                    dir.file("src.wav"), samples: reference, channels: channels, rate: rate, format: combo.format)
                 try Fixture.run(["sox", "-D", dir.file("src.wav"), "-e", enc, dir.file(name)])
             } else {
-                try Fixture.write(dir.file(name), samples: reference, channels: channels, rate: rate, format: combo.format)
+                try Fixture.write(
+                    dir.file(name), samples: reference, channels: channels, rate: rate, format: combo.format)
             }
             let lib = SoundLibrary(directories: [dir.path])
             let inspection = lib.inspect(name)
-            let clip = try #require(try? inspection.result.get(), "\(combo.label) \(channels)ch \(rate) Hz: \(String(describing: inspection.problem))")
+            let clip = try #require(
+                try? inspection.result.get(),
+                "\(combo.label) \(channels)ch \(rate) Hz: \(String(describing: inspection.problem))")
             #expect(inspection.format?.format == combo.expectedFormat)
             #expect(clip.channels == channels)
             #expect(clip.sampleRate == rate)
-            #expect(clip.frameCount >= frames && clip.frameCount < frames + combo.padding,
-                    "\(combo.label) \(channels)ch \(rate) Hz: \(clip.frameCount) frames, wrote \(frames)")
+            #expect(
+                clip.frameCount >= frames && clip.frameCount < frames + combo.padding,
+                "\(combo.label) \(channels)ch \(rate) Hz: \(clip.frameCount) frames, wrote \(frames)")
             for c in 0..<channels {
                 let got = Array(clip.channel(c).prefix(frames))
                 let want = Signal.channel(reference, c, of: channels)
                 let f = Signal.zeroCrossingFrequency(got, rate: rate)
                 let expectedF = 440 * (c == 0 ? 1 : 1.5)
-                #expect(abs(f - expectedF) < expectedF * 0.01, "\(combo.label) \(channels)ch \(rate) Hz channel \(c): \(f) Hz")
+                #expect(
+                    abs(f - expectedF) < expectedF * 0.01,
+                    "\(combo.label) \(channels)ch \(rate) Hz channel \(c): \(f) Hz")
                 if let maxError = combo.maxError {
                     let err = Signal.maxAbsError(got, want)
                     #expect(err <= maxError, "\(combo.label) \(channels)ch \(rate) Hz channel \(c): max error \(err)")

@@ -28,7 +28,9 @@ enum Fixture {
         info.channels = Int32(channels)
         info.samplerate = Int32(rate)
         info.format = format
-        guard sf_format_check(&info) != 0 else { throw Failed(description: String(format: "libsndfile cannot write format 0x%08X", format)) }
+        guard sf_format_check(&info) != 0 else {
+            throw Failed(description: String(format: "libsndfile cannot write format 0x%08X", format))
+        }
         guard let sf = sf_open(path, Int32(SFM_WRITE), &info) else {
             throw Failed(description: "sf_open(\(path)): \(String(cString: sf_strerror(nil)))")
         }
@@ -53,7 +55,9 @@ enum Fixture {
         let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
-        guard p.terminationStatus == 0 else { throw Failed(description: "\(argv.joined(separator: " ")) failed: \(text)") }
+        guard p.terminationStatus == 0 else {
+            throw Failed(description: "\(argv.joined(separator: " ")) failed: \(text)")
+        }
         return text
     }
 }
@@ -68,7 +72,11 @@ enum CAFWriter {
         Array(id.utf8) + be64(UInt64(bitPattern: size ?? Int64(body.count))) + body
     }
 
-    struct Pakt { var validFrames: Int64; var priming: Int32 = 0; var remainder: Int32 = 0 }
+    struct Pakt {
+        var validFrames: Int64
+        var priming: Int32 = 0
+        var remainder: Int32 = 0
+    }
 
     static func ima4(packets: [UInt8], channels: Int, rate: Double, pakt: Pakt?, dataSize: Int64? = nil) -> [UInt8] {
         var desc = be64(rate.bitPattern) + Array("ima4".utf8) + be32(0)
@@ -91,9 +99,11 @@ enum CAFWriter {
         var pos = 12
         while pos + 8 <= aifc.count {
             let id = String(decoding: aifc[pos..<pos + 4], as: UTF8.self)
-            let size = Int(aifc[pos + 4]) << 24 | Int(aifc[pos + 5]) << 16 | Int(aifc[pos + 6]) << 8 | Int(aifc[pos + 7])
+            let size =
+                Int(aifc[pos + 4]) << 24 | Int(aifc[pos + 5]) << 16 | Int(aifc[pos + 6]) << 8 | Int(aifc[pos + 7])
             if id == "SSND" {
-                let offset = Int(aifc[pos + 8]) << 24 | Int(aifc[pos + 9]) << 16 | Int(aifc[pos + 10]) << 8 | Int(aifc[pos + 11])
+                let offset =
+                    Int(aifc[pos + 8]) << 24 | Int(aifc[pos + 9]) << 16 | Int(aifc[pos + 10]) << 8 | Int(aifc[pos + 11])
                 let start = pos + 16 + offset
                 return Array(aifc[start..<min(aifc.count, pos + 8 + size)])
             }

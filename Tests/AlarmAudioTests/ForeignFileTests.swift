@@ -9,7 +9,8 @@ enum Made {
     /// ffmpeg's 1 s sine at 440 Hz, 44.1 kHz (amplitude 1/8).
     static let ffmpeg = "ffmpeg -nostdin -v error -f lavfi -i sine=frequency=440:duration=1:sample_rate=44100"
     /// The same sine in two channels (440 Hz and 660 Hz, as `Signal.sine` makes them), amplitude 1/2.
-    static let ffmpegStereo = "ffmpeg -nostdin -v error -f lavfi -i 'aevalsrc=0.5*sin(2*PI*440*t)|0.5*sin(2*PI*660*t):d=1:s=44100'"
+    static let ffmpegStereo =
+        "ffmpeg -nostdin -v error -f lavfi -i 'aevalsrc=0.5*sin(2*PI*440*t)|0.5*sin(2*PI*660*t):d=1:s=44100'"
     /// sox's 1 s sine at 440 Hz, 16-bit, no dither (so two runs write the same samples).
     static func sox(rate: Int = 44_100, bits: Int = 16, frequency: Double = 440, output: String) -> String {
         "sox -D -n -r \(rate) -b \(bits) \(output) synth 1 sine \(frequency) vol 0.5"
@@ -39,7 +40,9 @@ enum Made {
         case "RIFX", "FORM": return be32(4) + 8 != b.count
         case "RF64": return b[20..<36].allSatisfy { $0 == 0 }  // ds64 RIFF and data sizes
         case "caff":
-            guard let at = (8..<(b.count - 12)).first(where: { b[$0..<$0 + 4].elementsEqual("data".utf8) }) else { return false }
+            guard let at = (8..<(b.count - 12)).first(where: { b[$0..<$0 + 4].elementsEqual("data".utf8) }) else {
+                return false
+            }
             return b[(at + 4)..<(at + 12)].allSatisfy { $0 == 0xFF }
         default: return false
         }
@@ -67,32 +70,48 @@ let pipeCases: [PipeCase] = {
     let ff = Made.ffmpeg
     let ffFrames = 44_100...44_100
     return [
-        PipeCase(label: "espeak-ng --stdout WAV", ext: "wav", toPipe: "espeak-ng --stdout 'Good morning'",
-                 toFile: "espeak-ng -w {OUT} 'Good morning'", frames: 11_025...88_200, frequency: nil),
-        PipeCase(label: "ffmpeg WAV to a pipe", ext: "wav", toPipe: "\(ff) -f wav pipe:", toFile: "\(ff) -f wav {OUT}", frames: ffFrames),
-        PipeCase(label: "ffmpeg RF64 WAV to a pipe", ext: "wav", toPipe: "\(ff) -rf64 always -f wav pipe:",
-                 toFile: "\(ff) -rf64 always -f wav {OUT}", frames: ffFrames),
-        PipeCase(label: "ffmpeg AIFF to a pipe", ext: "aiff", toPipe: "\(ff) -f aiff pipe:", toFile: "\(ff) -f aiff {OUT}", frames: ffFrames),
-        PipeCase(label: "ffmpeg AIFF-C ima4 to a pipe", ext: "aifc", toPipe: "\(ff) -c:a adpcm_ima_qt -f aiff pipe:",
-                 toFile: "\(ff) -c:a adpcm_ima_qt -f aiff {OUT}", frames: 44_100...44_163),
-        PipeCase(label: "ffmpeg CAF s16 to a pipe (data size -1)", ext: "caf", toPipe: "\(ff) -f caf pipe:",
-                 toFile: "\(ff) -f caf {OUT}", frames: ffFrames),
-        PipeCase(label: "ffmpeg CAF s24 to a pipe", ext: "caf", toPipe: "\(ff) -c:a pcm_s24be -f caf pipe:",
-                 toFile: "\(ff) -c:a pcm_s24be -f caf {OUT}", frames: ffFrames),
-        PipeCase(label: "ffmpeg CAF float32 to a pipe", ext: "caf", toPipe: "\(ff) -c:a pcm_f32be -f caf pipe:",
-                 toFile: "\(ff) -c:a pcm_f32be -f caf {OUT}", frames: ffFrames),
-        PipeCase(label: "ffmpeg CAF µ-law to a pipe", ext: "caf", toPipe: "\(ff) -c:a pcm_mulaw -f caf pipe:",
-                 toFile: "\(ff) -c:a pcm_mulaw -f caf {OUT}", frames: ffFrames),
-        PipeCase(label: "ffmpeg CAF Apple IMA4 to a pipe", ext: "caf", toPipe: "\(ff) -c:a adpcm_ima_qt -f caf pipe:",
-                 toFile: "\(ff) -c:a adpcm_ima_qt -f caf {OUT}", frames: 44_100...44_163),
-        PipeCase(label: "sox WAV to a pipe", ext: "wav", toPipe: Made.sox(output: "-t wav -"),
-                 toFile: Made.sox(output: "-t wav {OUT}"), frames: ffFrames),
-        PipeCase(label: "sox RIFX WAV to a pipe", ext: "wav", toPipe: Made.sox(output: "-B -t wav -"),
-                 toFile: Made.sox(output: "-B -t wav {OUT}"), frames: ffFrames),
-        PipeCase(label: "sox AIFF to a pipe", ext: "aiff", toPipe: Made.sox(output: "-t aiff -"),
-                 toFile: Made.sox(output: "-t aiff {OUT}"), frames: ffFrames),
-        PipeCase(label: "sox AIFF-C to a pipe", ext: "aifc", toPipe: Made.sox(output: "-t aifc -"),
-                 toFile: Made.sox(output: "-t aifc {OUT}"), frames: ffFrames),
+        PipeCase(
+            label: "espeak-ng --stdout WAV", ext: "wav", toPipe: "espeak-ng --stdout 'Good morning'",
+            toFile: "espeak-ng -w {OUT} 'Good morning'", frames: 11_025...88_200, frequency: nil),
+        PipeCase(
+            label: "ffmpeg WAV to a pipe", ext: "wav", toPipe: "\(ff) -f wav pipe:", toFile: "\(ff) -f wav {OUT}",
+            frames: ffFrames),
+        PipeCase(
+            label: "ffmpeg RF64 WAV to a pipe", ext: "wav", toPipe: "\(ff) -rf64 always -f wav pipe:",
+            toFile: "\(ff) -rf64 always -f wav {OUT}", frames: ffFrames),
+        PipeCase(
+            label: "ffmpeg AIFF to a pipe", ext: "aiff", toPipe: "\(ff) -f aiff pipe:", toFile: "\(ff) -f aiff {OUT}",
+            frames: ffFrames),
+        PipeCase(
+            label: "ffmpeg AIFF-C ima4 to a pipe", ext: "aifc", toPipe: "\(ff) -c:a adpcm_ima_qt -f aiff pipe:",
+            toFile: "\(ff) -c:a adpcm_ima_qt -f aiff {OUT}", frames: 44_100...44_163),
+        PipeCase(
+            label: "ffmpeg CAF s16 to a pipe (data size -1)", ext: "caf", toPipe: "\(ff) -f caf pipe:",
+            toFile: "\(ff) -f caf {OUT}", frames: ffFrames),
+        PipeCase(
+            label: "ffmpeg CAF s24 to a pipe", ext: "caf", toPipe: "\(ff) -c:a pcm_s24be -f caf pipe:",
+            toFile: "\(ff) -c:a pcm_s24be -f caf {OUT}", frames: ffFrames),
+        PipeCase(
+            label: "ffmpeg CAF float32 to a pipe", ext: "caf", toPipe: "\(ff) -c:a pcm_f32be -f caf pipe:",
+            toFile: "\(ff) -c:a pcm_f32be -f caf {OUT}", frames: ffFrames),
+        PipeCase(
+            label: "ffmpeg CAF µ-law to a pipe", ext: "caf", toPipe: "\(ff) -c:a pcm_mulaw -f caf pipe:",
+            toFile: "\(ff) -c:a pcm_mulaw -f caf {OUT}", frames: ffFrames),
+        PipeCase(
+            label: "ffmpeg CAF Apple IMA4 to a pipe", ext: "caf", toPipe: "\(ff) -c:a adpcm_ima_qt -f caf pipe:",
+            toFile: "\(ff) -c:a adpcm_ima_qt -f caf {OUT}", frames: 44_100...44_163),
+        PipeCase(
+            label: "sox WAV to a pipe", ext: "wav", toPipe: Made.sox(output: "-t wav -"),
+            toFile: Made.sox(output: "-t wav {OUT}"), frames: ffFrames),
+        PipeCase(
+            label: "sox RIFX WAV to a pipe", ext: "wav", toPipe: Made.sox(output: "-B -t wav -"),
+            toFile: Made.sox(output: "-B -t wav {OUT}"), frames: ffFrames),
+        PipeCase(
+            label: "sox AIFF to a pipe", ext: "aiff", toPipe: Made.sox(output: "-t aiff -"),
+            toFile: Made.sox(output: "-t aiff {OUT}"), frames: ffFrames),
+        PipeCase(
+            label: "sox AIFF-C to a pipe", ext: "aifc", toPipe: Made.sox(output: "-t aifc -"),
+            toFile: Made.sox(output: "-t aifc {OUT}"), frames: ffFrames),
     ]
 }()
 
@@ -114,43 +133,67 @@ struct FormCase: CustomTestStringConvertible, Sendable {
 let formCases: [FormCase] = {
     let ff = Made.ffmpeg
     return [
-        FormCase(label: "RF64 WAV (ffmpeg -rf64 always)", ext: "wav", make: "\(ff) -rf64 always {OUT}",
-                 reference: "\(ff) {REF}", expectedFormat: "PCM s16 (RF64)"),
-        FormCase(label: "RIFX WAV 16-bit (sox -B)", ext: "wav", make: Made.sox(rate: 48_000, output: "-B -t wav {OUT}"),
-                 reference: Made.sox(rate: 48_000, output: "-L -t wav {REF}"), rate: 48_000, expectedFormat: "PCM s16 (RIFX)"),
-        FormCase(label: "RIFX WAV 24-bit (sox -B)", ext: "wav", make: Made.sox(rate: 48_000, bits: 24, output: "-B -t wav {OUT}"),
-                 reference: Made.sox(rate: 48_000, bits: 24, output: "-L -t wav {REF}"), rate: 48_000, expectedFormat: "PCM s24 (RIFX)"),
-        FormCase(label: "ALAC 16-bit in CAF (ffmpeg)", ext: "caf", make: "\(ff) -c:a alac {OUT}",
-                 reference: "ffmpeg -nostdin -v error -i {OUT} -c:a pcm_s16le {REF}", expectedFormat: "ALAC 16"),
-        FormCase(label: "ALAC 24-bit in CAF (ffmpeg)", ext: "caf", make: "\(ff) -c:a alac -sample_fmt s32p {OUT}",
-                 reference: "ffmpeg -nostdin -v error -i {OUT} -c:a pcm_s24le {REF}", expectedFormat: "ALAC 24", maxError: 1e-6),
-        FormCase(label: "ALAC stereo in CAF (ffmpeg)", ext: "caf", make: "\(Made.ffmpegStereo) -c:a alac {OUT}",
-                 reference: "ffmpeg -nostdin -v error -i {OUT} -c:a pcm_s24le {REF}", channels: 2, expectedFormat: "ALAC 24", maxError: 1e-6),
+        FormCase(
+            label: "RF64 WAV (ffmpeg -rf64 always)", ext: "wav", make: "\(ff) -rf64 always {OUT}",
+            reference: "\(ff) {REF}", expectedFormat: "PCM s16 (RF64)"),
+        FormCase(
+            label: "RIFX WAV 16-bit (sox -B)", ext: "wav", make: Made.sox(rate: 48_000, output: "-B -t wav {OUT}"),
+            reference: Made.sox(rate: 48_000, output: "-L -t wav {REF}"), rate: 48_000, expectedFormat: "PCM s16 (RIFX)"
+        ),
+        FormCase(
+            label: "RIFX WAV 24-bit (sox -B)", ext: "wav",
+            make: Made.sox(rate: 48_000, bits: 24, output: "-B -t wav {OUT}"),
+            reference: Made.sox(rate: 48_000, bits: 24, output: "-L -t wav {REF}"), rate: 48_000,
+            expectedFormat: "PCM s24 (RIFX)"),
+        FormCase(
+            label: "ALAC 16-bit in CAF (ffmpeg)", ext: "caf", make: "\(ff) -c:a alac {OUT}",
+            reference: "ffmpeg -nostdin -v error -i {OUT} -c:a pcm_s16le {REF}", expectedFormat: "ALAC 16"),
+        FormCase(
+            label: "ALAC 24-bit in CAF (ffmpeg)", ext: "caf", make: "\(ff) -c:a alac -sample_fmt s32p {OUT}",
+            reference: "ffmpeg -nostdin -v error -i {OUT} -c:a pcm_s24le {REF}", expectedFormat: "ALAC 24",
+            maxError: 1e-6),
+        FormCase(
+            label: "ALAC stereo in CAF (ffmpeg)", ext: "caf", make: "\(Made.ffmpegStereo) -c:a alac {OUT}",
+            reference: "ffmpeg -nostdin -v error -i {OUT} -c:a pcm_s24le {REF}", channels: 2, expectedFormat: "ALAC 24",
+            maxError: 1e-6),
     ]
 }()
 
 @Suite("Sound files written by other programs (issue #11)")
 struct ForeignFileTests {
-    func expectSine(_ clip: AudioClip, _ frequency: Double, _ label: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectSine(
+        _ clip: AudioClip, _ frequency: Double, _ label: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         for c in 0..<clip.channels {
             let want = frequency * (c == 0 ? 1 : 1.5)
             let f = Signal.zeroCrossingFrequency(clip.channel(c), rate: clip.sampleRate, threshold: 0.05)
-            #expect(abs(f - want) < want * 0.005, "\(label) channel \(c): \(f) Hz, want \(want)", sourceLocation: sourceLocation)
+            #expect(
+                abs(f - want) < want * 0.005, "\(label) channel \(c): \(f) Hz, want \(want)",
+                sourceLocation: sourceLocation)
         }
     }
 
-    @Test("written to a pipe with placeholder sizes: plays, the same audio as the program writes to a file", arguments: pipeCases)
+    @Test(
+        "written to a pipe with placeholder sizes: plays, the same audio as the program writes to a file",
+        arguments: pipeCases)
     func pipe(_ c: PipeCase) throws {
         let dir = TempDir()
         try Made.run("\(c.toPipe) | cat > {OUT}", in: dir, out: "pipe.\(c.ext)")
         try Made.run(c.toFile, in: dir, out: "file.\(c.ext)")
-        #expect(Made.hasPlaceholderSizes(dir.bytes("pipe.\(c.ext)")), "\(c.label): the writer filled in its sizes; the case tests nothing")
-        #expect(!Made.hasPlaceholderSizes(dir.bytes("file.\(c.ext)")), "\(c.label): the file written to disk has placeholders")
+        #expect(
+            Made.hasPlaceholderSizes(dir.bytes("pipe.\(c.ext)")),
+            "\(c.label): the writer filled in its sizes; the case tests nothing")
+        #expect(
+            !Made.hasPlaceholderSizes(dir.bytes("file.\(c.ext)")),
+            "\(c.label): the file written to disk has placeholders")
         let piped = Made.decode(dir, "pipe.\(c.ext)")
         let clip = try #require(try? piped.result.get(), "\(c.label): \(String(describing: piped.problem))")
-        let file = try #require(try? Made.decode(dir, "file.\(c.ext)").result.get(), "\(c.label): the file version does not play")
+        let file = try #require(
+            try? Made.decode(dir, "file.\(c.ext)").result.get(), "\(c.label): the file version does not play")
         #expect(c.frames.contains(clip.frameCount), "\(c.label): \(clip.frameCount) frames")
-        #expect(clip == file, "\(c.label): the pipe's audio differs from the file's (\(clip.frameCount) vs \(file.frameCount) frames)")
+        #expect(
+            clip == file,
+            "\(c.label): the pipe's audio differs from the file's (\(clip.frameCount) vs \(file.frameCount) frames)")
         if let f = c.frequency { expectSine(clip, f, c.label) }
     }
 
@@ -166,12 +209,15 @@ struct ForeignFileTests {
         #expect(clip.channels == c.channels && clip.sampleRate == c.rate)
         #expect(clip.frameCount == c.rate, "\(c.label): \(clip.frameCount) frames, want \(c.rate)")
         #expect(clip.frameCount == ref.frameCount)
-        #expect(Signal.maxAbsError(clip.samples, ref.samples) <= c.maxError, "\(c.label): max error \(Signal.maxAbsError(clip.samples, ref.samples))")
+        #expect(
+            Signal.maxAbsError(clip.samples, ref.samples) <= c.maxError,
+            "\(c.label): max error \(Signal.maxAbsError(clip.samples, ref.samples))")
         expectSine(clip, 440, c.label)
     }
 
-    @Test("clips under 4000 Hz are resampled to a rate ALSA's plug layer takes, same length and pitch, no images",
-          arguments: [(1_000, 8_000), (2_000, 8_000), (3_000, 9_000)])
+    @Test(
+        "clips under 4000 Hz are resampled to a rate ALSA's plug layer takes, same length and pitch, no images",
+        arguments: [(1_000, 8_000), (2_000, 8_000), (3_000, 9_000)])
     func lowRates(rate: Int, playedAt: Int) throws {
         let dir = TempDir()
         let frequency = Double(rate) / 8
@@ -199,8 +245,12 @@ struct ForeignFileTests {
         let up = Resampler.upsample(flat, by: 4)
         #expect(up.frameCount == 8_000 && up.sampleRate == 8_000 && up.channels == 2)
         // 16 input frames at each end see the silence beyond the clip's edge.
-        #expect(Signal.maxAbsError(Array(up.samples[(16 * 4 * 2)..<(up.samples.count - 16 * 4 * 2)]), [Float](repeating: 0.25, count: up.samples.count - 256)) < 1e-6)
-        #expect(Resampler.factor(for: 2_000) == 4 && Resampler.factor(for: 3_000) == 3 && Resampler.factor(for: 8_000) == 1)
+        #expect(
+            Signal.maxAbsError(
+                Array(up.samples[(16 * 4 * 2)..<(up.samples.count - 16 * 4 * 2)]),
+                [Float](repeating: 0.25, count: up.samples.count - 256)) < 1e-6)
+        #expect(
+            Resampler.factor(for: 2_000) == 4 && Resampler.factor(for: 3_000) == 3 && Resampler.factor(for: 8_000) == 1)
         #expect(Resampler.upsample(flat, by: 1) == flat)
     }
 
@@ -215,10 +265,15 @@ struct ForeignFileTests {
         ("FLAC in CAF", "\(Made.ffmpeg) -c:a flac {OUT}", "caf", "FLAC"),
         ("MP3 in CAF", "\(Made.ffmpeg) -c:a libmp3lame {OUT}", "caf", "MP3"),
         ("AC-3 in CAF", "\(Made.ffmpeg) -c:a ac3 {OUT}", "caf", "AC-3"),
-        ("GSM 6.10 in AIFF-C", Made.sox(rate: 8_000, output: "{REF}") + " && sndfile-convert -gsm610 {REF} {OUT}", "aifc", "GSM 6.10"),
+        (
+            "GSM 6.10 in AIFF-C", Made.sox(rate: 8_000, output: "{REF}") + " && sndfile-convert -gsm610 {REF} {OUT}",
+            "aifc", "GSM 6.10"
+        ),
     ]
 
-    @Test("a valid file in a codec alarm does not play is \"not supported\" (kind unsupported) and names the codec, never corrupt")
+    @Test(
+        "a valid file in a codec alarm does not play is \"not supported\" (kind unsupported) and names the codec, never corrupt"
+    )
     func unsupportedCodecs() throws {
         let dir = TempDir()
         for (label, make, ext, codec) in Self.unplayable {
@@ -227,9 +282,14 @@ struct ForeignFileTests {
             let choice = SoundLibrary(directories: [dir.path]).choose(name)
             #expect(choice.isDefaultTone, "\(label) should not play")
             #expect(choice.problem?.kind == "unsupported", "\(label): \(String(describing: choice.problem))")
-            #expect(choice.problem?.description.contains(codec) == true, "\(label): \(String(describing: choice.problem))")
-            #expect(choice.problem?.description.contains("is not supported") == true, "\(label): \(String(describing: choice.problem))")
-            #expect(Made.decode(dir, name).format?.format.contains(codec) == true, "\(label): 'alarm sounds' names the codec")
+            #expect(
+                choice.problem?.description.contains(codec) == true, "\(label): \(String(describing: choice.problem))")
+            #expect(
+                choice.problem?.description.contains("is not supported") == true,
+                "\(label): \(String(describing: choice.problem))")
+            #expect(
+                Made.decode(dir, name).format?.format.contains(codec) == true,
+                "\(label): 'alarm sounds' names the codec")
         }
     }
 
@@ -264,10 +324,16 @@ struct LowRatePlaybackTests {
     @Test("alarm play resamples a 2000 Hz clip: the recording is 8000 Hz, at the clip's pitch and length")
     func plays() throws {
         let sounds = TempDir()
-        try Made.run("ffmpeg -nostdin -v error -f lavfi -i sine=frequency=250:duration=1:sample_rate=2000 -f wav {OUT}", in: sounds, out: "low.wav")
+        try Made.run(
+            "ffmpeg -nostdin -v error -f lavfi -i sine=frequency=250:duration=1:sample_rate=2000 -f wav {OUT}",
+            in: sounds, out: "low.wav")
         let rec = FilePluginDevice()
-        let r = try Subprocess.run([try Subprocess.executable("alarm"), "play", "low.wav", "--sounds-dir", sounds.path, "--device", "recplug"],
-                                   environment: rec.environment)
+        let r = try Subprocess.run(
+            [
+                try Subprocess.executable("alarm"), "play", "low.wav", "--sounds-dir", sounds.path, "--device",
+                "recplug",
+            ],
+            environment: rec.environment)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("played 'low.wav' on recplug"), "\(r.stdout)")
         #expect(!r.stderr.contains("default tone"), "\(r.stderr)")
@@ -286,7 +352,9 @@ struct LowRatePlaybackTests {
     func substitutes() throws {
         let dir = TempDir()
         let device = refusingDevice(dir)
-        let clip = AudioClip(samples: Signal.sine(frequency: 250, rate: 2_000, channels: 1, frames: 2_000), channels: 1, sampleRate: 2_000)
+        let clip = AudioClip(
+            samples: Signal.sine(frequency: 250, rate: 2_000, channels: 1, frames: 2_000), channels: 1,
+            sampleRate: 2_000)
         let lines = LogLines()
         let player = AlarmPlayer(devices: [device], log: { lines.add($0) })
         let started = Box<PlaybackStarted>()
@@ -305,7 +373,9 @@ struct LowRatePlaybackTests {
     @Test("a ring on such a device loops the default tone for its whole length")
     func ringSubstitutes() throws {
         let dir = TempDir()
-        let clip = AudioClip(samples: Signal.sine(frequency: 250, rate: 2_000, channels: 2, frames: 2_000 * 2), channels: 2, sampleRate: 2_000)
+        let clip = AudioClip(
+            samples: Signal.sine(frequency: 250, rate: 2_000, channels: 2, frames: 2_000 * 2), channels: 2,
+            sampleRate: 2_000)
         let player = AlarmPlayer(devices: [refusingDevice(dir)], log: { _ in })
         let started = Box<PlaybackStarted>()
         player.start(clip, maxDuration: 2, onFirstFrame: { started.set($0) })

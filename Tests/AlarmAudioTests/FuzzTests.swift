@@ -20,8 +20,9 @@ struct FuzzTests {
     func corrupt(_ index: Int) throws {
         let (ext, format) = Self.formats[index]
         let dir = TempDir()
-        try Fixture.write(dir.file("good." + ext), samples: Signal.sine(frequency: 440, rate: 8_000, channels: 2, frames: 3_000),
-                          channels: 2, rate: 8_000, format: format)
+        try Fixture.write(
+            dir.file("good." + ext), samples: Signal.sine(frequency: 440, rate: 8_000, channels: 2, frames: 3_000),
+            channels: 2, rate: 8_000, format: format)
         let good = dir.bytes("good." + ext)
         let lib = SoundLibrary(directories: [dir.path])
         var rng = SystemRandomNumberGenerator()

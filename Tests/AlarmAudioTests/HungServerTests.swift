@@ -12,10 +12,13 @@ import Testing
 @Suite("A sound server that hangs holds neither the ring nor stop() (PulseAudio, frozen)", .serialized)
 struct HungServerTests {
     static let rate = 48_000
-    let clip = AudioClip(samples: Signal.sine(frequency: 440, rate: 48_000, channels: 1, frames: 2 * 48_000),
-                         channels: 1, sampleRate: 48_000)
+    let clip = AudioClip(
+        samples: Signal.sine(frequency: 440, rate: 48_000, channels: 1, frames: 2 * 48_000),
+        channels: 1, sampleRate: 48_000)
 
-    @Test("frozen mid-ring: the stall and the hung snd_pcm_drop are given up, the next device plays, stop returns; thawed: pulse plays again")
+    @Test(
+        "frozen mid-ring: the stall and the hung snd_pcm_drop are given up, the next device plays, stop returns; thawed: pulse plays again"
+    )
     func frozenMidRing() throws {
         try withExportedSink("alarmhung") { sink in
             let rec = try sink.record()
@@ -28,8 +31,14 @@ struct HungServerTests {
             #expect(first.get()?.device == "pulse")
 
             sink.freeze()
-            #expect(waitUntil(timeout: 20, poll: 0.005) { lines.all.contains { $0.contains("took no audio for 3 s (stalled)") } }, "\(lines.all)")
-            #expect(waitUntil(timeout: 20, poll: 0.005) { lines.all.contains { $0.contains("'pulse': snd_pcm_drop failed: no return for 3 s") } }, "\(lines.all)")
+            #expect(
+                waitUntil(timeout: 20, poll: 0.005) {
+                    lines.all.contains { $0.contains("took no audio for 3 s (stalled)") }
+                }, "\(lines.all)")
+            #expect(
+                waitUntil(timeout: 20, poll: 0.005) {
+                    lines.all.contains { $0.contains("'pulse': snd_pcm_drop failed: no return for 3 s") }
+                }, "\(lines.all)")
             #expect(AlarmPlayer.hungDevices == ["pulse"])
             #expect(player.isRinging, "the ring goes on, on the next device")
             #expect(failures.all.isEmpty, "a device of the chain plays: no failure to report: \(failures.all)")
@@ -45,7 +54,9 @@ struct HungServerTests {
             player.start(clip, onFirstFrame: { second.set($0) })
             #expect(waitUntil(timeout: 2, poll: 0.005) { second.get() != nil }, "\(lines.all)")
             #expect(second.get()?.device == "null")
-            #expect(lines.all.contains { $0.contains("an earlier call has not returned") && $0.contains("skipping it") }, "\(lines.all)")
+            #expect(
+                lines.all.contains { $0.contains("an earlier call has not returned") && $0.contains("skipping it") },
+                "\(lines.all)")
             player.stop()
 
             // Thawed: the call left behind returns, and pulse plays and is heard again.
@@ -62,7 +73,9 @@ struct HungServerTests {
         }
     }
 
-    @Test("frozen before the ring: snd_pcm_open is given up and the next device plays; the only device: the failure is reported, stop returns")
+    @Test(
+        "frozen before the ring: snd_pcm_open is given up and the next device plays; the only device: the failure is reported, stop returns"
+    )
     func frozenBeforeOpen() throws {
         try withExportedSink("alarmhungopen") { sink in
             sink.freeze()
@@ -74,10 +87,12 @@ struct HungServerTests {
             let first = Box<PlaybackStarted>()
             let began = ContinuousClock.now
             player.start(clip, onFirstFrame: { first.set($0) })
-            #expect(waitUntil(timeout: 20, poll: 0.005) { first.get() != nil }, "no frame on the next device: \(lines.all)")
+            #expect(
+                waitUntil(timeout: 20, poll: 0.005) { first.get() != nil }, "no frame on the next device: \(lines.all)")
             #expect(ContinuousClock.now - began > .seconds(5.5), "given up before its 6 s")
             #expect(first.get()?.device == "null")
-            #expect(lines.all.contains { $0.contains("'pulse': snd_pcm_open failed: no return for 6 s") }, "\(lines.all)")
+            #expect(
+                lines.all.contains { $0.contains("'pulse': snd_pcm_open failed: no return for 6 s") }, "\(lines.all)")
             player.stop()
 
             // A chain of the hung device alone: nothing plays; that is reported once, with the reason,
@@ -86,8 +101,10 @@ struct HungServerTests {
             let failures = LogLines()
             alone.start(clip, onFailure: { failures.add($0) })
             #expect(waitUntil(timeout: 15, poll: 0.005) { !failures.all.isEmpty }, "\(lines.all)")
-            #expect(failures.all.first?.contains("no return for") == true || failures.all.first?.contains("has not returned") == true,
-                    "\(failures.all)")
+            #expect(
+                failures.all.first?.contains("no return for") == true
+                    || failures.all.first?.contains("has not returned") == true,
+                "\(failures.all)")
             let t0 = ContinuousClock.now
             #expect(alone.stop().stoppedByCaller)
             #expect(ContinuousClock.now - t0 < .seconds(2))
@@ -97,7 +114,9 @@ struct HungServerTests {
         }
     }
 
-    @Test("a probe of a device that hangs (alarm check, the pre-flight) fails after its timeout and says why; then at once, until the call returns")
+    @Test(
+        "a probe of a device that hangs (alarm check, the pre-flight) fails after its timeout and says why; then at once, until the call returns"
+    )
     func probeOfAHungServer() throws {
         try withExportedSink("alarmhungprobe") { sink in
             #expect(PCMProbe.probe("pulse", channels: 1, rate: 48_000).opens)
@@ -106,7 +125,10 @@ struct HungServerTests {
             let hung = PCMProbe.probe("pulse", channels: 1, rate: 48_000, timeout: 2)
             #expect(ContinuousClock.now - t0 < .seconds(4))
             #expect(hung.outcome == .fails)
-            #expect(hung.error?.description == "ALSA device 'pulse': snd_pcm_open failed: no return for 2 s (the device or its sound server hangs)")
+            #expect(
+                hung.error?.description
+                    == "ALSA device 'pulse': snd_pcm_open failed: no return for 2 s (the device or its sound server hangs)"
+            )
             t0 = ContinuousClock.now
             let again = PCMProbe.probe("pulse", channels: 1, rate: 48_000, timeout: 2)
             #expect(ContinuousClock.now - t0 < .milliseconds(500), "no second thread left waiting on it")

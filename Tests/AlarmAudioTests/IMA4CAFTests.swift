@@ -12,13 +12,16 @@ struct IMA4CAFTests {
     /// An AIFF-C ima4 file written by libsndfile, and its packets.
     func aifcIMA4(_ dir: TempDir, channels: Int, rate: Int, frames: Int) throws -> (name: String, packets: [UInt8]) {
         let name = "ref-\(channels).aifc"
-        try Fixture.write(dir.file(name), samples: Signal.sine(frequency: 440, rate: rate, channels: channels, frames: frames),
-                          channels: channels, rate: rate, format: Int32(SF_FORMAT_AIFF | SF_FORMAT_IMA_ADPCM))
+        try Fixture.write(
+            dir.file(name), samples: Signal.sine(frequency: 440, rate: rate, channels: channels, frames: frames),
+            channels: channels, rate: rate, format: Int32(SF_FORMAT_AIFF | SF_FORMAT_IMA_ADPCM))
         let packets = try #require(CAFWriter.ssndPayload(dir.bytes(name)))
         return (name, packets)
     }
 
-    @Test("decodes sample for sample like libsndfile's AIFF-C ima4", arguments: [(1, 44_100), (2, 48_000), (1, 8_000), (2, 22_050)])
+    @Test(
+        "decodes sample for sample like libsndfile's AIFF-C ima4",
+        arguments: [(1, 44_100), (2, 48_000), (1, 8_000), (2, 22_050)])
     func matchesAIFC(channels: Int, rate: Int) throws {
         let dir = TempDir()
         let (aifc, packets) = try aifcIMA4(dir, channels: channels, rate: rate, frames: rate / 3 + 5)
@@ -47,7 +50,9 @@ struct IMA4CAFTests {
         let dir = TempDir()
         let (_, packets) = try aifcIMA4(dir, channels: 1, rate: 8_000, frames: 8_000)
         dir.write("full.caf", CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: nil))
-        dir.write("trim.caf", CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: .init(validFrames: 7_000, priming: 100)))
+        dir.write(
+            "trim.caf",
+            CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: .init(validFrames: 7_000, priming: 100)))
         let lib = SoundLibrary(directories: [dir.path])
         let full = try lib.inspect("full.caf").result.get()
         let trim = try lib.inspect("trim.caf").result.get()
@@ -62,11 +67,30 @@ struct IMA4CAFTests {
         let good = CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: .init(validFrames: 4_000))
         var cases: [(String, [UInt8], String)] = []
         cases.append(("short-desc.caf", Array(good.prefix(8)) + CAFWriter.chunk("desc", [0, 1, 2]), "corrupt"))
-        cases.append(("no-desc.caf", Array(good.prefix(8)) + CAFWriter.chunk("data", [0, 0, 0, 0] + packets), "corrupt"))
-        cases.append(("pakt-too-many.caf", CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: .init(validFrames: 5_000_000_000)), "truncated"))
-        cases.append(("pakt-int64-max.caf", CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: .init(validFrames: .max, priming: 64)), "truncated"))
-        cases.append(("data-huge.caf", CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: nil, dataSize: 1 << 40), "truncated"))
-        cases.append(("data-negative.caf", CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: nil, dataSize: -5), "corrupt"))
+        cases.append(
+            ("no-desc.caf", Array(good.prefix(8)) + CAFWriter.chunk("data", [0, 0, 0, 0] + packets), "corrupt"))
+        cases.append(
+            (
+                "pakt-too-many.caf",
+                CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: .init(validFrames: 5_000_000_000)),
+                "truncated"
+            ))
+        cases.append(
+            (
+                "pakt-int64-max.caf",
+                CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: .init(validFrames: .max, priming: 64)),
+                "truncated"
+            ))
+        cases.append(
+            (
+                "data-huge.caf",
+                CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: nil, dataSize: 1 << 40), "truncated"
+            ))
+        cases.append(
+            (
+                "data-negative.caf",
+                CAFWriter.ima4(packets: packets, channels: 1, rate: 8_000, pakt: nil, dataSize: -5), "corrupt"
+            ))
         cases.append(("cut-mid-packet.caf", Array(good.dropLast(7)), "truncated"))
         cases.append(("cut-in-desc.caf", Array(good.prefix(30)), "truncated"))
         var wrongBPP = good

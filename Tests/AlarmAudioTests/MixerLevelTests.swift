@@ -21,12 +21,15 @@ struct MixerLevelTests {
         #expect(MixerLevel(device: "d", control: "c", min: 3, max: 3, volumes: [3], switches: []).percent == 100)
     }
 
-    @Test("the floor's raw value is never under the floor, for any range", arguments: [(0, 42), (0, 255), (-50, 100), (0, 65536), (-10239, 400)])
+    @Test(
+        "the floor's raw value is never under the floor, for any range",
+        arguments: [(0, 42), (0, 255), (-50, 100), (0, 65536), (-10239, 400)])
     func floorRaw(range: (Int, Int)) {
         let l = MixerLevel(device: "d", control: "c", min: range.0, max: range.1, volumes: [range.0], switches: [])
         for floor in 1...100 {
             let raw = l.raw(atLeast: floor)
-            #expect(Double(raw - range.0) * 100 / Double(range.1 - range.0) >= Double(floor), "floor \(floor) in \(range)")
+            #expect(
+                Double(raw - range.0) * 100 / Double(range.1 - range.0) >= Double(floor), "floor \(floor) in \(range)")
             #expect(raw - 1 < range.0 || Double(raw - 1 - range.0) * 100 / Double(range.1 - range.0) < Double(floor))
         }
     }
@@ -44,7 +47,8 @@ struct MixerLevelTests {
 
     @Test("the issue's example: 12 %, muted, to 50 %")
     func issueExample() throws {
-        let before = MixerLevel(device: "hw:CARD=Headphones", control: "Master", min: 0, max: 100, volumes: [12], switches: [false])
+        let before = MixerLevel(
+            device: "hw:CARD=Headphones", control: "Master", min: 0, max: 100, volumes: [12], switches: [false])
         let after = try #require(before.raised(toFloor: 50))
         #expect(MixerLevel.describeRaise(from: before, to: after) == "mixer 'Master' raised from 12 %, muted, to 50 %")
     }
@@ -61,7 +65,9 @@ struct MixerLevelTests {
         #expect(unmuted.volumes == [70, 70] && unmuted.switches == [true, true])
         #expect(MixerLevel.describeRaise(from: mutedLoud, to: unmuted) == "mixer 'Master' unmuted at 80 %")
 
-        let pcm = MixerLevel(device: "hw:CARD=Headphones", control: "PCM", index: 1, min: -10239, max: 400, volumes: [-10239], switches: [])
+        let pcm = MixerLevel(
+            device: "hw:CARD=Headphones", control: "PCM", index: 1, min: -10239, max: 400, volumes: [-10239],
+            switches: [])
         let raisedPCM = try #require(pcm.raised(toFloor: 60))
         #expect(raisedPCM.switches.isEmpty)
         #expect(raisedPCM.percent >= 60)
@@ -84,12 +90,15 @@ struct MixerLevelTests {
         #expect(try JSONDecoder().decode(MixerLevel.self, from: data) == l)
     }
 
-    @Test("the card a PCM name names", arguments: [
-        ("plughw:CARD=Headphones,DEV=0", "Headphones"), ("plughw:CARD=Headphones", "Headphones"), ("hw:1,0", "1"),
-        ("hw:Loopback,1,0", "Loopback"), ("plughw:Loopback,1,0", "Loopback"), ("sysdefault:CARD=Device", "Device"),
-        ("front:CARD=PCH,DEV=0", "PCH"), ("dmix:CARD=\"Dummy\",DEV=0", "Dummy"), ("hdmi:CARD=vc4hdmi0,DEV=0", "vc4hdmi0"),
-        ("surround51:CARD=PCH,DEV=0", "PCH"), ("hw:DEV=0,CARD=2", "2"),
-    ])
+    @Test(
+        "the card a PCM name names",
+        arguments: [
+            ("plughw:CARD=Headphones,DEV=0", "Headphones"), ("plughw:CARD=Headphones", "Headphones"), ("hw:1,0", "1"),
+            ("hw:Loopback,1,0", "Loopback"), ("plughw:Loopback,1,0", "Loopback"), ("sysdefault:CARD=Device", "Device"),
+            ("front:CARD=PCH,DEV=0", "PCH"), ("dmix:CARD=\"Dummy\",DEV=0", "Dummy"),
+            ("hdmi:CARD=vc4hdmi0,DEV=0", "vc4hdmi0"),
+            ("surround51:CARD=PCH,DEV=0", "PCH"), ("hw:DEV=0,CARD=2", "2"),
+        ])
     func cardInName(name: String, card: String) {
         #expect(AlsaDevices.cardName(inPCMName: name) == card)
     }

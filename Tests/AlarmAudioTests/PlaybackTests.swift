@@ -12,7 +12,9 @@ struct PlaybackTests {
     }
 
     /// Plays with `alarm play <args> --device recplug --sounds-dir <sounds>` and reads the recording.
-    func play(_ args: [String], sounds: TempDir, device: String? = "recplug", recordDefault: Bool = false) throws -> Played {
+    func play(
+        _ args: [String], sounds: TempDir, device: String? = "recplug", recordDefault: Bool = false
+    ) throws -> Played {
         let rec = FilePluginDevice(recordDefault: recordDefault)
         var argv = [try Subprocess.executable("alarm"), "play"] + args + ["--sounds-dir", sounds.path]
         if let device { argv += ["--device", device] }
@@ -21,9 +23,12 @@ struct PlaybackTests {
         return Played(result: r, recording: clip)
     }
 
-    func writeSine(_ dir: TempDir, _ name: String, seconds: Double, rate: Int = 44_100, channels: Int = 1, frequency: Double = 440) throws -> [Float] {
+    func writeSine(
+        _ dir: TempDir, _ name: String, seconds: Double, rate: Int = 44_100, channels: Int = 1, frequency: Double = 440
+    ) throws -> [Float] {
         let s = Signal.sine(frequency: frequency, rate: rate, channels: channels, frames: Int(seconds * Double(rate)))
-        try Fixture.write(dir.file(name), samples: s, channels: channels, rate: rate, format: Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT))
+        try Fixture.write(
+            dir.file(name), samples: s, channels: channels, rate: rate, format: Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT))
         return s
     }
 
@@ -42,12 +47,16 @@ struct PlaybackTests {
         #expect(Signal.maxAbsError(rec.samples, ref) <= 2.0 / 32768)
     }
 
-    @Test("the shipped sounds play through ALSA", arguments: ["chime.caf", "chime-ima4.caf", "beacon.aiff", "sunrise.wav"])
+    @Test(
+        "the shipped sounds play through ALSA",
+        arguments: ["chime.caf", "chime-ima4.caf", "beacon.aiff", "sunrise.wav"])
     func shipped(name: String) throws {
         let dir = try #require(SoundLibrary.installedSoundsDirectory())
         let want = try SoundLibrary(directories: [dir]).choose(name).clip
         let rec = FilePluginDevice()
-        let r = try Subprocess.run([try Subprocess.executable("alarm"), "play", name, "--sounds-dir", dir, "--device", "recplug"], environment: rec.environment)
+        let r = try Subprocess.run(
+            [try Subprocess.executable("alarm"), "play", name, "--sounds-dir", dir, "--device", "recplug"],
+            environment: rec.environment)
         #expect(r.status == 0, "\(r.stderr)")
         let got = try SoundDecoder.inspect(path: rec.wavPath, name: "rec").result.get()
         #expect(got.frameCount == want.frameCount)
@@ -81,7 +90,8 @@ struct PlaybackTests {
         huge.replaceSubrange((dataAt + 4)..<(dataAt + 8), with: [0xF0, 0xFF, 0xFF, 0xFF])
         sounds.write("billions.wav", huge)
         _ = try writeSine(root, "outside.wav", seconds: 0.5)
-        try FileManager.default.createSymbolicLink(atPath: sounds.file("escape.wav"), withDestinationPath: root.file("outside.wav"))
+        try FileManager.default.createSymbolicLink(
+            atPath: sounds.file("escape.wav"), withDestinationPath: root.file("outside.wav"))
 
         let tone = DefaultTone.clip()
         for (name, reason) in Self.badCases {
@@ -154,18 +164,22 @@ struct PlaybackTests {
         let ref = try writeSine(sounds, "tone.wav", seconds: 0.5)
         let p = try play(["tone.wav"], sounds: sounds, device: "nosuchdevice", recordDefault: true)
         #expect(p.result.status == 0, "\(p.result.stderr)")
-        #expect(p.result.stderr.contains("ALSA device 'nosuchdevice': snd_pcm_open failed: No such file or directory"), "\(p.result.stderr)")
+        #expect(
+            p.result.stderr.contains("ALSA device 'nosuchdevice': snd_pcm_open failed: No such file or directory"),
+            "\(p.result.stderr)")
         #expect(p.result.stdout.contains("on default"))
         let rec = try #require(p.recording)
         #expect(Signal.maxAbsError(rec.samples, ref) <= 2.0 / 32768)
     }
 
-    @Test("bad arguments give a clear error and a non-zero exit", arguments: [
-        (["--volume", "150", "--default"], "--volume must be between 0 and 100"),
-        ([], "give a sound name"),
-        (["x.wav", "--default"], "not both"),
-        (["x.wav", "--max-seconds", "2"], "--max-seconds goes with --loop"),
-    ])
+    @Test(
+        "bad arguments give a clear error and a non-zero exit",
+        arguments: [
+            (["--volume", "150", "--default"], "--volume must be between 0 and 100"),
+            ([], "give a sound name"),
+            (["x.wav", "--default"], "not both"),
+            (["x.wav", "--max-seconds", "2"], "--max-seconds goes with --loop"),
+        ])
     func badArguments(args: [String], message: String) throws {
         let p = try play(args, sounds: TempDir())
         #expect(p.result.status != 0)
@@ -179,11 +193,13 @@ struct SoundsCommandTests {
     @Test("--json lists every file with name, playable, duration and reason (null when playable)")
     func json() throws {
         let dir = TempDir()
-        try Fixture.write(dir.file("ok.caf"), samples: Signal.sine(frequency: 440, rate: 8_000, channels: 2, frames: 12_000),
-                          channels: 2, rate: 8_000, format: Int32(SF_FORMAT_CAF | SF_FORMAT_ALAW))
+        try Fixture.write(
+            dir.file("ok.caf"), samples: Signal.sine(frequency: 440, rate: 8_000, channels: 2, frames: 12_000),
+            channels: 2, rate: 8_000, format: Int32(SF_FORMAT_CAF | SF_FORMAT_ALAW))
         dir.write("bad.wav", Array("RIFF....WAVEfmt ".utf8))
-        try Fixture.write(dir.file("long.aiff"), samples: [Float](repeating: 0, count: 8_000 * 31), channels: 1, rate: 8_000,
-                          format: Int32(SF_FORMAT_AIFF | SF_FORMAT_PCM_16))
+        try Fixture.write(
+            dir.file("long.aiff"), samples: [Float](repeating: 0, count: 8_000 * 31), channels: 1, rate: 8_000,
+            format: Int32(SF_FORMAT_AIFF | SF_FORMAT_PCM_16))
         let r = try Subprocess.run([try Subprocess.executable("alarm"), "sounds", "--json", "--sounds-dir", dir.path])
         #expect(r.status == 0, "\(r.stderr)")
         let array = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
@@ -208,15 +224,20 @@ struct SoundsCommandTests {
     @Test("the table names the container, format, channels, rate, duration and why not")
     func table() throws {
         let dir = TempDir()
-        try Fixture.write(dir.file("ok.wav"), samples: [Float](repeating: 0.1, count: 16_000), channels: 1, rate: 16_000,
-                          format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_24))
+        try Fixture.write(
+            dir.file("ok.wav"), samples: [Float](repeating: 0.1, count: 16_000), channels: 1, rate: 16_000,
+            format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_24))
         dir.write(".hidden.wav", [])
         dir.write("empty.caf", [])
         let r = try Subprocess.run([try Subprocess.executable("alarm"), "sounds", "--sounds-dir", dir.path])
         #expect(r.status == 0)
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 3, "\(r.stdout)")
-        #expect(lines.contains { $0.hasPrefix("ok.wav") && $0.contains("WAV") && $0.contains("PCM s24") && $0.contains("16000") && $0.contains("1.00 s") && $0.hasSuffix("yes") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("ok.wav") && $0.contains("WAV") && $0.contains("PCM s24") && $0.contains("16000")
+                    && $0.contains("1.00 s") && $0.hasSuffix("yes")
+            })
         #expect(lines.contains { $0.hasPrefix("empty.caf") && $0.hasSuffix("no: sound 'empty.caf' is empty") })
     }
 }

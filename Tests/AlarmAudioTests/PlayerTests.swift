@@ -18,8 +18,12 @@ struct PlayerTests {
         #expect(!player.isRinging)
         #expect(summary.framesWritten == 0)
         #expect(summary.stoppedByCaller)
-        let one = lines.all.filter { $0.contains("ALSA device 'nosuch-one': snd_pcm_open failed: No such file or directory") }
-        let two = lines.all.filter { $0.contains("ALSA device 'nosuch-two': snd_pcm_open failed: No such file or directory") }
+        let one = lines.all.filter {
+            $0.contains("ALSA device 'nosuch-one': snd_pcm_open failed: No such file or directory")
+        }
+        let two = lines.all.filter {
+            $0.contains("ALSA device 'nosuch-two': snd_pcm_open failed: No such file or directory")
+        }
         #expect(one.count >= 3 && two.count >= 3, "\(lines.all)")
     }
 

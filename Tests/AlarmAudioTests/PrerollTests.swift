@@ -9,10 +9,17 @@ struct PrerollTests {
     final class Box: @unchecked Sendable {
         private let lock = NSLock()
         private var value: PlaybackStarted?
-        func set(_ s: PlaybackStarted) { lock.lock(); if value == nil { value = s }; lock.unlock() }
-        var get: PlaybackStarted? { lock.lock(); defer { lock.unlock() }; return value }
+        func set(_ s: PlaybackStarted) {
+            lock.lock()
+            if value == nil { value = s }
+            lock.unlock()
+        }
+        var get: PlaybackStarted? {
+            lock.lock()
+            defer { lock.unlock() }
+            return value
+        }
     }
-
 
     @Test("starts by itself at the instant, not before")
     func startsAtTheInstant() throws {
@@ -25,8 +32,11 @@ struct PrerollTests {
         #expect(player.isRinging)
         #expect(waitUntil(timeout: 5, poll: 0.005) { first.get != nil })
         let started = try #require(first.get)
-        #expect(started.date >= instant.addingTimeInterval(-0.001), "started \(started.date.timeIntervalSince(instant)) s from the instant")
-        #expect(started.date.timeIntervalSince(instant) < 0.25, "started \(started.date.timeIntervalSince(instant)) s late")
+        #expect(
+            started.date >= instant.addingTimeInterval(-0.001),
+            "started \(started.date.timeIntervalSince(instant)) s from the instant")
+        #expect(
+            started.date.timeIntervalSince(instant) < 0.25, "started \(started.date.timeIntervalSince(instant)) s late")
         #expect(started.device == "null")
         let summary = player.stop()
         #expect(summary.framesWritten > 0 && summary.stoppedByCaller)
@@ -59,7 +69,8 @@ struct PrerollTests {
     func lateWaitsForGo() {
         let player = AlarmPlayer(devices: ["null"], log: { _ in })
         let first = Box()
-        player.preroll(DefaultTone.clip(), at: Date().addingTimeInterval(-5), window: 1, onFirstFrame: { first.set($0) })
+        player.preroll(
+            DefaultTone.clip(), at: Date().addingTimeInterval(-5), window: 1, onFirstFrame: { first.set($0) })
         Thread.sleep(forTimeInterval: 0.5)
         #expect(first.get == nil, "it started on its own 5 s after its instant")
         player.go()
@@ -74,7 +85,10 @@ struct PrerollTests {
         let first = Box()
         let instant = Date().addingTimeInterval(0.8)
         player.preroll(DefaultTone.clip(), at: instant, onFirstFrame: { first.set($0) })
-        #expect(waitUntil(timeout: 0.6, poll: 0.005) { lines.all.contains { $0.contains("pre-roll") && $0.contains("nosuch-preroll") } }, "\(lines.all)")
+        #expect(
+            waitUntil(timeout: 0.6, poll: 0.005) {
+                lines.all.contains { $0.contains("pre-roll") && $0.contains("nosuch-preroll") }
+            }, "\(lines.all)")
         #expect(first.get == nil)
         #expect(waitUntil(timeout: 5, poll: 0.005) { first.get != nil })
         #expect(try #require(first.get).device == "null")

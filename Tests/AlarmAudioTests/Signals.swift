@@ -23,7 +23,9 @@ enum Signal {
     /// (a Schmitt trigger, so codec glitches near zero do not count).
     static func zeroCrossingFrequency(_ x: [Float], rate: Int, threshold: Float = 0.1) -> Double {
         guard x.count > 1 else { return 0 }
-        var first = -1, last = -1, count = 0
+        var first = -1
+        var last = -1
+        var count = 0
         var armed = false
         for i in 0..<x.count {
             if x[i] < -threshold { armed = true }
@@ -42,7 +44,8 @@ enum Signal {
     static func goertzel(_ x: ArraySlice<Float>, frequency: Double, rate: Int) -> Double {
         let w = 2 * Double.pi * frequency / Double(rate)
         let coeff = 2 * cos(w)
-        var s1 = 0.0, s2 = 0.0
+        var s1 = 0.0
+        var s2 = 0.0
         for v in x {
             let s0 = Double(v) + coeff * s1 - s2
             s2 = s1
@@ -59,7 +62,9 @@ enum Signal {
     static func correlation(_ a: [Float], _ b: [Float]) -> Double {
         let n = min(a.count, b.count)
         guard n > 0 else { return 0 }
-        var ab = 0.0, aa = 0.0, bb = 0.0
+        var ab = 0.0
+        var aa = 0.0
+        var bb = 0.0
         for i in 0..<n {
             ab += Double(a[i]) * Double(b[i])
             aa += Double(a[i]) * Double(a[i])

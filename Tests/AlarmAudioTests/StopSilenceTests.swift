@@ -17,7 +17,10 @@ struct StopSilenceTests {
     /// why (the recorder or the server gone, the server's log) instead of a bare count later.
     func waitForRecording(_ rec: PulseRecorder, seconds: Double, after mark: Int, sink: PulseNullSink) {
         let came = waitUntil(timeout: 20, poll: 0.005) { rec.count - mark >= Int(seconds * Double(Self.rate)) }
-        #expect(came, "parec delivered \(rec.count - mark) samples in 20 s after the stop (parec \(rec.isRunning ? "running" : "gone"); \(sink.diagnosis))")
+        #expect(
+            came,
+            "parec delivered \(rec.count - mark) samples in 20 s after the stop (parec \(rec.isRunning ? "running" : "gone"); \(sink.diagnosis))"
+        )
     }
 
     /// Index of the last sample that is not exactly zero.
@@ -36,8 +39,10 @@ struct StopSilenceTests {
 
     func playLoop(on sink: PulseNullSink) throws -> LoopingPlay {
         let sounds = TempDir()
-        try Fixture.write(sounds.file("long.wav"), samples: Signal.sine(frequency: 440, rate: Self.rate, channels: 1, frames: 10 * Self.rate),
-                          channels: 1, rate: Self.rate, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+        try Fixture.write(
+            sounds.file("long.wav"),
+            samples: Signal.sine(frequency: 440, rate: Self.rate, channels: 1, frames: 10 * Self.rate),
+            channels: 1, rate: Self.rate, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
         let rec = try sink.record()
         let p = Process()
         p.executableURL = URL(fileURLWithPath: try Subprocess.executable("alarm"))
@@ -58,8 +63,9 @@ struct StopSilenceTests {
         // The export is process-wide: undo it, or later tests' `default` PCM goes to a dead server.
         defer { sink.unexportFromThisProcess() }
         let rec = try sink.record()
-        let clip = AudioClip(samples: Signal.sine(frequency: 440, rate: Self.rate, channels: 1, frames: 5 * Self.rate),
-                             channels: 1, sampleRate: Self.rate)
+        let clip = AudioClip(
+            samples: Signal.sine(frequency: 440, rate: Self.rate, channels: 1, frames: 5 * Self.rate),
+            channels: 1, sampleRate: Self.rate)
         let lines = LogLines()
         let player = AlarmPlayer(device: "pulse", log: { lines.add($0) })
         let started = Box<PlaybackStarted>()
@@ -78,7 +84,9 @@ struct StopSilenceTests {
         let s = rec.stop()
         let last = try #require(lastSound(s))
         let after = Double(last - atStop) / Double(Self.rate)
-        print("stop(): returned in \(stopTook); sound in the recording ended \(String(format: "%.3f", after)) s after stop returned; then \(String(format: "%.2f", Double(s.count - last) / Double(Self.rate))) s of zeros")
+        print(
+            "stop(): returned in \(stopTook); sound in the recording ended \(String(format: "%.3f", after)) s after stop returned; then \(String(format: "%.2f", Double(s.count - last) / Double(Self.rate))) s of zeros"
+        )
         // `after` also holds parec's own delay in delivering samples, which grows on a loaded
         // machine (0.37 s seen with the whole suite running in parallel); the player's part is
         // bounded by `stopTook` below and its 50 ms buffer.
@@ -110,7 +118,9 @@ struct StopSilenceTests {
         #expect(stderr.contains("ringing 'long.wav' on pulse"))
         let last = try #require(lastSound(s))
         let after = Double(last - atStop) / Double(Self.rate)
-        print("alarm play --loop: exited \(exitTook) after SIGTERM; sound ended \(String(format: "%.3f", after)) s after the signal")
+        print(
+            "alarm play --loop: exited \(exitTook) after SIGTERM; sound ended \(String(format: "%.3f", after)) s after the signal"
+        )
         // As above: `after` includes parec's delivery delay on a loaded machine.
         #expect(after < 0.5, "sound went on \(after) s after SIGTERM")
         #expect(s.count - last > Self.rate)
@@ -151,13 +161,29 @@ extension StopSilenceTests {
 final class Box<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: T?
-    func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
-    func get() -> T? { lock.lock(); defer { lock.unlock() }; return value }
+    func set(_ v: T) {
+        lock.lock()
+        value = v
+        lock.unlock()
+    }
+    func get() -> T? {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
 }
 
 final class LogLines: @unchecked Sendable {
     private let lock = NSLock()
     private var lines: [String] = []
-    func add(_ l: String) { lock.lock(); lines.append(l); lock.unlock() }
-    var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+    func add(_ l: String) {
+        lock.lock()
+        lines.append(l)
+        lock.unlock()
+    }
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
 }

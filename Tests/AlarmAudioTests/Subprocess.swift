@@ -12,10 +12,12 @@ enum Subprocess {
 
     /// The directory holding the test bundle and the package's executables.
     static var buildDirectory: URL {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let exe =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
         // The test runner may live inside a bundle directory (…/alarmPackageTests.xctest/…).
-        while dir.path != "/" && !FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent("alarm").path) {
+        while dir.path != "/" && !FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent("alarm").path)
+        {
             dir = dir.deletingLastPathComponent()
         }
         return dir
@@ -24,7 +26,10 @@ enum Subprocess {
     static func executable(_ name: String) throws -> String {
         let path = buildDirectory.appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw Failed(description: "\(name) is not built next to the tests (looked in \(buildDirectory.path)); run `swift build` first")
+            throw Failed(
+                description:
+                    "\(name) is not built next to the tests (looked in \(buildDirectory.path)); run `swift build` first"
+            )
         }
         return path
     }
@@ -35,7 +40,8 @@ enum Subprocess {
         p.executableURL = URL(fileURLWithPath: argv[0])
         p.arguments = Array(argv.dropFirst())
         p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         try p.run()
@@ -45,13 +51,17 @@ enum Subprocess {
         nonisolated(unsafe) var errData = Data()
         let group = DispatchGroup()
         group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         p.waitUntilExit()
         killer.cancel()
-        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        return Result(
+            status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 }
 

@@ -33,7 +33,8 @@ struct CalendarGenerator {
         if chance(6) {
             tags.insert(.shortcut)
             let names = [
-                "minutely", "hourly", "daily", "weekly", "monthly", "quarterly", "semiannually", "semi-annually", "biannually",
+                "minutely", "hourly", "daily", "weekly", "monthly", "quarterly", "semiannually", "semi-annually",
+                "biannually",
                 "bi-annually", "yearly", "annually", "anually", "Daily", "HOURLY", "Weekly",
             ]
             words.append(pick(names))
@@ -64,7 +65,8 @@ struct CalendarGenerator {
     // MARK: weekdays
 
     private static let dayNames = [
-        ["Mon", "Monday", "mon", "MONDAY"], ["Tue", "Tuesday", "tue"], ["Wed", "Wednesday", "wed"], ["Thu", "Thursday", "THU"],
+        ["Mon", "Monday", "mon", "MONDAY"], ["Tue", "Tuesday", "tue"], ["Wed", "Wednesday", "wed"],
+        ["Thu", "Thursday", "THU"],
         ["Fri", "Friday", "fri"], ["Sat", "Saturday", "sat"], ["Sun", "Sunday", "sun"],
     ]
 
@@ -93,7 +95,8 @@ struct CalendarGenerator {
         let tilde = chance(25)
         if tilde { tags.insert(.endOfMonth) }
         let month = component(1...12, width: 2, &tags)
-        let day = tilde ? component(1...28, width: 2, &tags, bad: 30...31, fromEnd: true) : component(1...31, width: 2, &tags)
+        let day =
+            tilde ? component(1...28, width: 2, &tags, bad: 30...31, fromEnd: true) : component(1...31, width: 2, &tags)
         var text = month + (tilde ? "~" : "-") + day
         if chance(55) {
             tags.insert(.year)
@@ -124,7 +127,8 @@ struct CalendarGenerator {
     /// One numeric component; now and then an invalid one (out of range, a step that never
     /// repeats or is too large, `*` in a list, a backwards range, an empty item).
     private mutating func component(
-        _ r: ClosedRange<Int>, width: Int, _ tags: inout Set<Element>, bad: ClosedRange<Int>? = nil, fromEnd: Bool = false
+        _ r: ClosedRange<Int>, width: Int, _ tags: inout Set<Element>, bad: ClosedRange<Int>? = nil,
+        fromEnd: Bool = false
     ) -> String {
         if chance(30) { return "*" }
         func number(_ v: Int) -> String {
@@ -147,7 +151,10 @@ struct CalendarGenerator {
                 tags.insert(.step)
                 // Repetitions that fit (systemd refuses one that cannot repeat), and some that do not.
                 let step = chance(85) ? int(1...max(1, span / 3)) : int(1...(span + 2))
-                let start = fromEnd ? int(min(r.upperBound, r.lowerBound + step)...r.upperBound) : int(r.lowerBound...max(r.lowerBound, r.upperBound - step))
+                let start =
+                    fromEnd
+                    ? int(min(r.upperBound, r.lowerBound + step)...r.upperBound)
+                    : int(r.lowerBound...max(r.lowerBound, r.upperBound - step))
                 items.append(number(chance(90) ? start : a) + "/" + String(step))
             case 17:
                 tags.insert(.range)

@@ -9,7 +9,9 @@ import Testing
 @Suite struct EngineCrashWindowTests {
     /// Applies `actions` up to and including the first `persistState`, as a daemon killed right
     /// after writing state.json would have; returns that state.
-    func crashAfterPersist(_ actions: [EngineAction], store: inout [Alarm], history: inout [HistoryEntry]) -> EngineState? {
+    func crashAfterPersist(
+        _ actions: [EngineAction], store: inout [Alarm], history: inout [HistoryEntry]
+    ) -> EngineState? {
         for a in actions {
             switch a {
             case .persistState(let s): return s
@@ -31,7 +33,9 @@ import Testing
         }
     }
 
-    @Test("kill -9 right after the state is saved: a rung --in alarm still leaves the store, its ring still reaches history")
+    @Test(
+        "kill -9 right after the state is saved: a rung --in alarm still leaves the store, its ring still reaches history"
+    )
     func crashBetweenPersistAndStore() throws {
         let utc = zone("UTC")
         let t = at("2026-11-22T07:00:00Z")
@@ -42,19 +46,28 @@ import Testing
         var settings = Rig.settings
         settings.ring = 120
         var engine = Engine(settings: settings)
-        apply(engine.handle(.start(alarms: store, state: nil), now: t.addingTimeInterval(-10), zone: utc), store: &store, history: &history)
+        apply(
+            engine.handle(.start(alarms: store, state: nil), now: t.addingTimeInterval(-10), zone: utc), store: &store,
+            history: &history)
         // "first" rings; the daemon performs everything.
         apply(engine.handle(.timerFired, now: t, zone: utc), store: &store, history: &history)
-        apply(engine.handle(.playbackStarted(sound: nil, reason: nil), now: t.addingTimeInterval(0.1), zone: utc), store: &store, history: &history)
+        apply(
+            engine.handle(.playbackStarted(sound: nil, reason: nil), now: t.addingTimeInterval(0.1), zone: utc),
+            store: &store, history: &history)
         // At 120 s "first" is silenced (its ring length) and "second" rings, in one event; the
         // daemon is killed right after saving the state.
-        let saved = crashAfterPersist(engine.handle(.timerFired, now: t.addingTimeInterval(120), zone: utc), store: &store, history: &history)
+        let saved = crashAfterPersist(
+            engine.handle(.timerFired, now: t.addingTimeInterval(120), zone: utc), store: &store, history: &history)
         // Restart from what was saved, with the store as it was left; then stop the ring.
         var again = Engine(settings: settings)
-        apply(again.handle(.start(alarms: store, state: saved), now: t.addingTimeInterval(121), zone: utc), store: &store, history: &history)
+        apply(
+            again.handle(.start(alarms: store, state: saved), now: t.addingTimeInterval(121), zone: utc), store: &store,
+            history: &history)
         apply(again.handle(.stop, now: t.addingTimeInterval(130), zone: utc), store: &store, history: &history)
         apply(again.handle(.timerFired, now: t.addingTimeInterval(3600), zone: utc), store: &store, history: &history)
         #expect(store.isEmpty, "rung --in alarms still stored: \(store.map(\.id))")
-        #expect(Set(history.map { $0.alarm ?? "-" }) == ["first", "second"], "history: \(history.map { "\($0.alarm ?? "-") \($0.outcome)" })")
+        #expect(
+            Set(history.map { $0.alarm ?? "-" }) == ["first", "second"],
+            "history: \(history.map { "\($0.alarm ?? "-") \($0.outcome)" })")
     }
 }

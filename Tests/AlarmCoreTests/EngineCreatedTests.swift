@@ -88,7 +88,9 @@ import Testing
     }
 
     @Test func issue9_triggerChangedWhileDownCountsFromTheNewCreated() throws {
-        var rig = Rig([try alarm("wake", "06:00", created: at("2026-05-03T12:00:00Z"))], now: at("2026-05-04T05:00:00Z"), zone: utc)
+        var rig = Rig(
+            [try alarm("wake", "06:00", created: at("2026-05-03T12:00:00Z"))], now: at("2026-05-04T05:00:00Z"),
+            zone: utc)
         // Changed to 06:30 at 06:40 while the daemon was down: the new trigger was made after
         // its instant today, so it first rings tomorrow. (The old trigger's 06:00 is gone with
         // the old version of the alarm: the store no longer says it existed.)
@@ -100,7 +102,9 @@ import Testing
     }
 
     @Test func issue9_triggerChangedWhileRunningCountsFromTheNewCreated() throws {
-        var rig = Rig([try alarm("wake", "08:00", created: at("2026-05-03T12:00:00Z"))], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        var rig = Rig(
+            [try alarm("wake", "08:00", created: at("2026-05-03T12:00:00Z"))], now: at("2026-05-04T06:00:00Z"),
+            zone: utc)
         let changed = try alarm("wake", "06:59:59", created: at("2026-05-04T06:59:58Z"))
         rig.now = at("2026-05-04T07:00:01Z")
         rig.store = [changed]

@@ -86,15 +86,24 @@ import Testing
         var nextID = 30
         for _ in 0..<60 {
             switch Int.random(in: 0..<6, using: &rng) {
-            case 0: list.insert(try make(nextID), at: Int.random(in: 0...list.count, using: &rng)); nextID += 1
+            case 0:
+                list.insert(try make(nextID), at: Int.random(in: 0...list.count, using: &rng))
+                nextID += 1
             case 1: if !list.isEmpty { list.remove(at: Int.random(in: 0..<list.count, using: &rng)) }
-            case 2: if list.count > 1 { list.swapAt(Int.random(in: 0..<list.count, using: &rng), Int.random(in: 0..<list.count, using: &rng)) }
+            case 2:
+                if list.count > 1 {
+                    list.swapAt(
+                        Int.random(in: 0..<list.count, using: &rng), Int.random(in: 0..<list.count, using: &rng))
+                }
             case 3:
                 if !list.isEmpty {
                     let i = Int.random(in: 0..<list.count, using: &rng)
                     list[i] = try alarm(list[i].id, exprs.randomElement(using: &rng)!, created: rig.now)
                 }
-            case 4: if !list.isEmpty { list.insert(list.randomElement(using: &rng)!, at: Int.random(in: 0...list.count, using: &rng)) }
+            case 4:
+                if !list.isEmpty {
+                    list.insert(list.randomElement(using: &rng)!, at: Int.random(in: 0...list.count, using: &rng))
+                }
             default: list.shuffle(using: &rng)
             }
             rig.now = rig.now.addingTimeInterval(Double(Int.random(in: 1...600, using: &rng)))
@@ -114,7 +123,9 @@ import Testing
         var rng = SeededRandom(seed: UInt64(seed) &* 31 &+ 7)
         let zones = ["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Etc/GMT-1"]
         let exprs = ["06:00", "07:30", "Mon..Fri 06:45", "*:00/20", "*-*-01 09:00", "Sat 10:00", "02:30", "*:07"]
-        var list = try (0..<12).map { try alarm("a\($0)", exprs[$0 % exprs.count], once: $0 % 5 == 4, created: Self.t0) }
+        var list = try (0..<12).map {
+            try alarm("a\($0)", exprs[$0 % exprs.count], once: $0 % 5 == 4, created: Self.t0)
+        }
         var fast = Rig(list, now: Self.t0, zone: zone("UTC"))
         var full = Rig(list, now: Self.t0, zone: zone("UTC"))
         full.visitAll = true
@@ -127,8 +138,11 @@ import Testing
                 list = fast.store
                 switch Int.random(in: 0..<3, using: &rng) {
                 case 0:
-                    list.insert(try alarm("a\(nextID)", exprs.randomElement(using: &rng)!, once: Bool.random(using: &rng), created: fast.now),
-                                at: Int.random(in: 0...list.count, using: &rng))
+                    list.insert(
+                        try alarm(
+                            "a\(nextID)", exprs.randomElement(using: &rng)!, once: Bool.random(using: &rng),
+                            created: fast.now),
+                        at: Int.random(in: 0...list.count, using: &rng))
                     nextID += 1
                 case 1: if !list.isEmpty { list.remove(at: Int.random(in: 0..<list.count, using: &rng)) }
                 default:
@@ -158,7 +172,8 @@ import Testing
                 }
                 if k == 0 { fast = rig } else { full = rig }
             }
-            let same = fast.rings == full.rings && fast.history == full.history && fast.status == full.status
+            let same =
+                fast.rings == full.rings && fast.history == full.history && fast.status == full.status
                 && fast.timer == full.timer && fast.store == full.store
             #expect(same, "seed \(seed), step \(step): the two engines differ")
             if !same { return }

@@ -15,7 +15,8 @@ import Testing
 @Suite struct EngineLongSoakTests {
     static let zones = [
         "America/New_York", "Europe/London", "Europe/Dublin", "Australia/Lord_Howe", "Pacific/Chatham", "Pacific/Apia",
-        "Asia/Kolkata", "Australia/Sydney", "America/Santiago", "Asia/Kathmandu", "Africa/Casablanca", "Antarctica/Troll",
+        "Asia/Kolkata", "Australia/Sydney", "America/Santiago", "Asia/Kathmandu", "Africa/Casablanca",
+        "Antarctica/Troll",
         "America/St_Johns", "Pacific/Kiritimati", "Europe/Moscow", "Asia/Tehran", "UTC",
     ]
 
@@ -49,10 +50,15 @@ import Testing
         return list
     }
 
-    @Test("1,000 simulated days in many zones: every occurrence rings exactly once, at its instant",
-          arguments: Array(Self.seeds))
+    @Test(
+        "1,000 simulated days in many zones: every occurrence rings exactly once, at its instant",
+        arguments: Array(Self.seeds))
     func thousandDays(seed: Int) throws {
-        var occurrences = 0, steps = 0, zoneSwaps = 0, jumps = 0, restarts = 0
+        var occurrences = 0
+        var steps = 0
+        var zoneSwaps = 0
+        var jumps = 0
+        var restarts = 0
         let began = Date()
         for (e, era) in Self.eras.enumerated() {
             let run = try soak(seed: seed * 10 + e, start: at(era), days: Self.daysPerRun / Self.eras.count)
@@ -62,7 +68,9 @@ import Testing
             jumps += run.jumps
             restarts += run.restarts
         }
-        print("time soak seed \(seed): \(Self.daysPerRun) days, \(steps) steps, \(occurrences) occurrences checked, \(zoneSwaps) zone swaps, \(jumps) clock jumps, \(restarts) restarts, \(String(format: "%.1f", Date().timeIntervalSince(began))) s (failures are reported as issues above)")
+        print(
+            "time soak seed \(seed): \(Self.daysPerRun) days, \(steps) steps, \(occurrences) occurrences checked, \(zoneSwaps) zone swaps, \(jumps) clock jumps, \(restarts) restarts, \(String(format: "%.1f", Date().timeIntervalSince(began))) s (failures are reported as issues above)"
+        )
     }
 
     struct Figures { var occurrences = 0, steps = 0, zoneSwaps = 0, jumps = 0, restarts = 0 }
@@ -83,7 +91,9 @@ import Testing
         while rig.now < end {
             f.steps += 1
             // Longer quiet stretches than the 60-day soak: 1,000 days in reasonable time.
-            switch try EngineSoakTests.step(&rig, &book, &z, &rng, zones: Self.zones, idleUpTo: 0.72, idleMax: 12 * 3600).0 {
+            switch try EngineSoakTests.step(
+                &rig, &book, &z, &rng, zones: Self.zones, idleUpTo: 0.72, idleMax: 12 * 3600
+            ).0 {
             case .zoneSwap: f.zoneSwaps += 1
             case .jump: f.jumps += 1
             case .restart: f.restarts += 1

@@ -14,7 +14,10 @@ import Testing
         rig.run(until: at("2026-05-04T07:00:00Z"))
         rig.played()
         let actions = rig.send(.mixerRaised(note))
-        #expect(actions.contains { if case .persistState(let s) = $0, case .ringing(let r) = s.ring { r.mixer == note } else { false } })
+        #expect(
+            actions.contains {
+                if case .persistState(let s) = $0, case .ringing(let r) = s.ring { r.mixer == note } else { false }
+            })
         rig.now = at("2026-05-04T07:00:30Z")
         rig.send(.stop)
         #expect(rig.history.map(\.mixer) == [note])
@@ -72,13 +75,15 @@ import Testing
     }
 
     @Test func historyJSONHasTheMixerKeyOnlyWhenTheMixerWasRaised() throws {
-        let plain = HistoryEntry(alarm: "wake", scheduled: at("2026-05-04T07:00:00Z"), started: nil, ended: nil, outcome: .stopped,
-                                 sound: "default", reason: nil, late: false, zone: utc)
+        let plain = HistoryEntry(
+            alarm: "wake", scheduled: at("2026-05-04T07:00:00Z"), started: nil, ended: nil, outcome: .stopped,
+            sound: "default", reason: nil, late: false, zone: utc)
         var raised = plain
         raised.mixer = note
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys]
-        let plainKeys = try #require(try JSONSerialization.jsonObject(with: e.encode(plain)) as? [String: Any]).keys.sorted()
+        let plainKeys = try #require(try JSONSerialization.jsonObject(with: e.encode(plain)) as? [String: Any]).keys
+            .sorted()
         #expect(plainKeys == ["alarm", "ended", "late", "outcome", "reason", "scheduled", "sound", "started"])
         let raisedObject = try #require(try JSONSerialization.jsonObject(with: e.encode(raised)) as? [String: Any])
         #expect(raisedObject["mixer"] as? String == note)

@@ -70,7 +70,8 @@ import Testing
     }
 
     @Test func restartWhileSnoozedThenANewerAlarmEndsTheOccurrenceWithSilenced() throws {
-        var rig = Rig([try alarm("wake", "07:00"), try alarm("gym", "07:05")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        var rig = Rig(
+            [try alarm("wake", "07:00"), try alarm("gym", "07:05")], now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.run(until: at("2026-05-04T07:00:00Z"))
         rig.send(.snooze(600))
         rig.persisted = try roundTrip(rig.persisted)
@@ -127,19 +128,26 @@ import Testing
     }
 
     @Test func missedWhileDownBeyondGraceIsRecordedAsMissedOncePerOccurrence() throws {
-        var rig = Rig([try alarm("wake", "07:00"), try alarm("evening", "19:00"), try alarm("once", "08:00", once: true)], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        var rig = Rig(
+            [try alarm("wake", "07:00"), try alarm("evening", "19:00"), try alarm("once", "08:00", once: true)],
+            now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.restart(at: at("2026-05-05T06:00:00Z"))
         #expect(rig.rings.isEmpty)
         #expect(rig.history.map(\.alarm) == ["wake", "evening", "once"])
         #expect(rig.history.allSatisfy { $0.outcome == .missed && $0.late && $0.started == nil })
-        #expect(rig.history.map(\.scheduled) == [at("2026-05-04T07:00:00Z"), at("2026-05-04T19:00:00Z"), at("2026-05-04T08:00:00Z")])
+        #expect(
+            rig.history.map(\.scheduled) == [
+                at("2026-05-04T07:00:00Z"), at("2026-05-04T19:00:00Z"), at("2026-05-04T08:00:00Z"),
+            ])
         #expect(rig.store.map(\.id) == ["wake", "evening"])
         rig.restart(at: at("2026-05-05T06:01:00Z"))
         #expect(rig.history.count == 3)
     }
 
     @Test func everyOccurrenceMissedDuringALongDowntimeIsListed() throws {
-        var rig = Rig([try alarm("wake", "07:00"), try alarm("once", "08:00", once: true)], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        var rig = Rig(
+            [try alarm("wake", "07:00"), try alarm("once", "08:00", once: true)], now: at("2026-05-04T06:00:00Z"),
+            zone: utc)
         rig.restart(at: at("2026-05-14T12:00:00Z"))
         #expect(rig.rings.isEmpty)
         #expect(rig.history.map(\.alarm) == Array(repeating: "wake", count: 11) + ["once"])
@@ -237,7 +245,8 @@ import Testing
         let berlin = zone("Europe/Berlin")
         let e = HistoryEntry(
             alarm: "wake", scheduled: at("2026-05-04T07:00:00+02:00"), started: at("2026-05-04T07:00:00.012+02:00"),
-            ended: at("2026-05-04T07:03:00.5+02:00"), outcome: .stopped, sound: "default", reason: "sound 'x.wav' not found",
+            ended: at("2026-05-04T07:03:00.5+02:00"), outcome: .stopped, sound: "default",
+            reason: "sound 'x.wav' not found",
             late: false, zone: berlin)
         let o = try object(e)
         #expect(Set(o.keys) == ["alarm", "scheduled", "started", "ended", "outcome", "sound", "reason", "late"])
@@ -253,7 +262,9 @@ import Testing
     }
 
     @Test func missedEntryHasNullStartedAndEnded() throws {
-        let e = HistoryEntry(alarm: "wake", scheduled: at("2026-05-04T07:00:00Z"), started: nil, ended: nil, outcome: .missed, sound: nil, reason: "x", late: true, zone: zone("UTC"))
+        let e = HistoryEntry(
+            alarm: "wake", scheduled: at("2026-05-04T07:00:00Z"), started: nil, ended: nil, outcome: .missed,
+            sound: nil, reason: "x", late: true, zone: zone("UTC"))
         let o = try object(e)
         #expect(o["started"] is NSNull)
         #expect(o["ended"] is NSNull)
@@ -268,7 +279,11 @@ import Testing
             next: .init(id: "wake", at: at("2026-05-05T07:00:00Z")), zone: zone("Europe/London"))
         let o = try object(s)
         // Issue #13: while ringing or snoozed, the snoozes so far, the limit (null: unlimited), the label.
-        #expect(Set(o.keys) == ["state", "alarm", "sound", "reason", "snoozed_until", "next", "warnings", "snoozes", "max_snoozes", "label"])
+        #expect(
+            Set(o.keys) == [
+                "state", "alarm", "sound", "reason", "snoozed_until", "next", "warnings", "snoozes", "max_snoozes",
+                "label",
+            ])
         #expect(o["snoozes"] as? Int == 0)
         #expect(o["max_snoozes"] is NSNull)
         #expect(o["warnings"] as? [String] == [], "issue #11: an empty array when the pre-flight found nothing")
@@ -281,7 +296,11 @@ import Testing
         var p = s
         p.paused = [.init(id: "wake", until: at("2026-05-10T00:00:00Z")), .init(id: "gym", until: nil)]
         let po = try object(p)
-        #expect(Set(po.keys) == ["state", "alarm", "sound", "reason", "snoozed_until", "next", "warnings", "paused", "snoozes", "max_snoozes", "label"])
+        #expect(
+            Set(po.keys) == [
+                "state", "alarm", "sound", "reason", "snoozed_until", "next", "warnings", "paused", "snoozes",
+                "max_snoozes", "label",
+            ])
         let list = try #require(po["paused"] as? [[String: Any]])
         #expect(list.map { $0["id"] as? String } == ["wake", "gym"])
         #expect(list[0]["until"] as? String == "2026-05-10T01:00:00+01:00")

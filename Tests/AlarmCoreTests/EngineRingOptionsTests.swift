@@ -10,8 +10,10 @@ struct EngineRingOptionsTests {
     let utc = zone("UTC")
     let seven = at("2026-05-04T07:00:00Z")
 
-    func wake(ring: TimeInterval = 600, snooze: TimeInterval = 300, max: SnoozeLimit? = nil, whenIgnored: WhenIgnored? = nil,
-              volumeFrom: Int? = nil) throws -> Alarm {
+    func wake(
+        ring: TimeInterval = 600, snooze: TimeInterval = 300, max: SnoozeLimit? = nil, whenIgnored: WhenIgnored? = nil,
+        volumeFrom: Int? = nil
+    ) throws -> Alarm {
         var a = try alarm("wake", "07:00", snooze: snooze, ring: ring)
         a.label = "Work"
         a.maxSnoozes = max
@@ -41,7 +43,12 @@ struct EngineRingOptionsTests {
         #expect(rig.status?.state == .ringing)
         #expect(rig.status?.snoozes == 2)
         #expect(rig.status?.maxSnoozes == 2)
-        #expect(rig.logged(.warning, containing: "snooze refused: 'Work' has been snoozed 2 times, its limit (max-snoozes 2); the alarm keeps ringing"))
+        #expect(
+            rig.logged(
+                .warning,
+                containing:
+                    "snooze refused: 'Work' has been snoozed 2 times, its limit (max-snoozes 2); the alarm keeps ringing"
+            ))
         #expect(rig.rings.count == rings)
         rig.send(.stop)
         #expect(rig.history.map(\.outcome) == [.snoozed, .snoozed, .stopped])
@@ -86,7 +93,8 @@ struct EngineRingOptionsTests {
 
     @Test("when-ignored snooze, unlimited snoozes: snoozes itself 3 times, then silenced and recorded 'ignored'")
     func selfSnoozeUnlimited() throws {
-        var rig = Rig([try wake(ring: 60, snooze: 120)], now: at("2026-05-04T06:00:00Z"), zone: utc, settings: EngineSettings())
+        var rig = Rig(
+            [try wake(ring: 60, snooze: 120)], now: at("2026-05-04T06:00:00Z"), zone: utc, settings: EngineSettings())
         rig.run(until: seven)
         rig.played()
         rig.run(until: seven.addingTimeInterval(60))
@@ -104,7 +112,9 @@ struct EngineRingOptionsTests {
 
     @Test("when-ignored snooze counts the user's snoozes against max-snoozes")
     func selfSnoozeWithLimit() throws {
-        var rig = Rig([try wake(ring: 60, snooze: 120, max: .limited(2))], now: at("2026-05-04T06:00:00Z"), zone: utc, settings: EngineSettings())
+        var rig = Rig(
+            [try wake(ring: 60, snooze: 120, max: .limited(2))], now: at("2026-05-04T06:00:00Z"), zone: utc,
+            settings: EngineSettings())
         rig.run(until: seven)
         rig.send(.snooze(nil))  // the user: 1 of 2
         rig.run(until: seven.addingTimeInterval(3600))
@@ -117,7 +127,9 @@ struct EngineRingOptionsTests {
 
     @Test("when-ignored silence: silenced at the ring length, as before")
     func silence() throws {
-        var rig = Rig([try wake(ring: 60, whenIgnored: .silence)], now: at("2026-05-04T06:00:00Z"), zone: utc, settings: EngineSettings())
+        var rig = Rig(
+            [try wake(ring: 60, whenIgnored: .silence)], now: at("2026-05-04T06:00:00Z"), zone: utc,
+            settings: EngineSettings())
         rig.run(until: seven.addingTimeInterval(3600))
         #expect(rig.history.map(\.outcome) == [.silenced])
         #expect(rig.rings.count == 1)
@@ -125,7 +137,9 @@ struct EngineRingOptionsTests {
 
     @Test("the ignored ring is an 'ignored' event with alarm, label, scheduled, at and sound")
     func ignoredEvent() throws {
-        var r = EventTrackerTests.EventRig([try wake(ring: 60, snooze: 60, max: .limited(1))], now: at("2026-05-04T06:00:00Z"), zone: utc, settings: EngineSettings())
+        var r = EventTrackerTests.EventRig(
+            [try wake(ring: 60, snooze: 60, max: .limited(1))], now: at("2026-05-04T06:00:00Z"), zone: utc,
+            settings: EngineSettings())
         r.started = "chime.wav"
         r.run(until: seven)
         r.send(.playbackStarted(sound: "chime.wav", reason: nil))
@@ -146,7 +160,9 @@ struct EngineRingOptionsTests {
     func volumeFrom() throws {
         var settings = Rig.settings
         settings.volumeFrom = 10
-        var rig = Rig([try wake(volumeFrom: 25), try alarm("other", "08:00")], now: at("2026-05-04T06:00:00Z"), zone: utc, settings: settings)
+        var rig = Rig(
+            [try wake(volumeFrom: 25), try alarm("other", "08:00")], now: at("2026-05-04T06:00:00Z"), zone: utc,
+            settings: settings)
         rig.run(until: seven)
         #expect(rig.rings.last?.volumeFrom == 25)
         rig.send(.stop)
@@ -167,7 +183,10 @@ struct EngineRingOptionsTests {
         object["ring"] = ring
         let json = try JSONSerialization.data(withJSONObject: object)
         let old = try JSONDecoder().decode(EngineState.self, from: json)
-        guard case .ringing(let r) = old.ring else { Issue.record("not ringing"); return }
+        guard case .ringing(let r) = old.ring else {
+            Issue.record("not ringing")
+            return
+        }
         #expect(r.whenIgnored == nil)
         rig.persisted = old
         rig.restart(at: seven.addingTimeInterval(1))

@@ -9,13 +9,20 @@ import Testing
 
     @Test func ringsAtItsInstantWithTheAlarmsSettingsOverTheDefaults() throws {
         let settings = EngineSettings(snooze: 300, ring: 120, volume: 60, fadeIn: 15)
-        var rig = Rig([try alarm("wake", "07:00", sound: "birds.wav", volume: 90)], now: at("2026-05-04T06:00:00Z"), zone: utc, settings: settings)
+        var rig = Rig(
+            [try alarm("wake", "07:00", sound: "birds.wav", volume: 90)], now: at("2026-05-04T06:00:00Z"), zone: utc,
+            settings: settings)
         #expect(rig.timer == at("2026-05-04T07:00:00Z"))
         #expect(rig.status?.next == .init(id: "wake", at: at("2026-05-04T07:00:00Z")))
         rig.run(until: at("2026-05-04T06:59:59Z"))
         #expect(rig.rings.isEmpty)
         rig.run(until: at("2026-05-04T07:00:00Z"))
-        #expect(rig.rings == [RingRequest(alarm: "wake", label: nil, sound: "birds.wav", volume: 90, fadeIn: 15, scheduled: at("2026-05-04T07:00:00Z"), late: false)])
+        #expect(
+            rig.rings == [
+                RingRequest(
+                    alarm: "wake", label: nil, sound: "birds.wav", volume: 90, fadeIn: 15,
+                    scheduled: at("2026-05-04T07:00:00Z"), late: false)
+            ])
         #expect(rig.status?.state == .ringing)
         #expect(rig.status?.alarm == "wake")
         #expect(rig.status?.sound == "birds.wav")
@@ -83,7 +90,8 @@ import Testing
     }
 
     @Test func snoozeLengthComesFromTheAlarmThenTheSettings() throws {
-        var rig = Rig([try alarm("a", "07:00", snooze: 120), try alarm("b", "08:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        var rig = Rig(
+            [try alarm("a", "07:00", snooze: 120), try alarm("b", "08:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.run(until: at("2026-05-04T07:00:00Z"))
         rig.send(.snooze(nil))
         #expect(rig.status?.snoozedUntil == at("2026-05-04T07:02:00Z"))
@@ -126,7 +134,8 @@ import Testing
     }
 
     @Test func aSnoozeSupersededByANewerRingEndsAsSilencedInHistory() throws {
-        var rig = Rig([try alarm("wake", "07:00"), try alarm("gym", "07:05")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        var rig = Rig(
+            [try alarm("wake", "07:00"), try alarm("gym", "07:05")], now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.run(until: at("2026-05-04T07:00:00Z"))
         rig.now = at("2026-05-04T07:01:00Z")
         rig.send(.snooze(600))
@@ -172,7 +181,12 @@ import Testing
         var rig = Rig([], now: at("2026-05-04T06:00:00Z"), zone: utc)
         #expect(rig.timer == nil)
         rig.send(.ringNow(sound: "bell.wav"))
-        #expect(rig.rings == [RingRequest(alarm: nil, label: nil, sound: "bell.wav", volume: 100, fadeIn: 0, scheduled: at("2026-05-04T06:00:00Z"), late: false)])
+        #expect(
+            rig.rings == [
+                RingRequest(
+                    alarm: nil, label: nil, sound: "bell.wav", volume: 100, fadeIn: 0,
+                    scheduled: at("2026-05-04T06:00:00Z"), late: false)
+            ])
         #expect(rig.status?.state == .ringing)
         #expect(rig.status?.alarm == nil)
         #expect(rig.timer == at("2026-05-04T06:10:00Z"))
@@ -300,7 +314,8 @@ import Testing
 
     @Test func thirtyMinuteGapInLordHoweShiftsByThirtyMinutes() throws {
         // Lord Howe springs forward from 02:00 to 02:30 on 2026-10-04.
-        var rig = Rig([try alarm("early", "02:15")], now: at("2026-10-03T12:00:00+10:30"), zone: zone("Australia/Lord_Howe"))
+        var rig = Rig(
+            [try alarm("early", "02:15")], now: at("2026-10-03T12:00:00+10:30"), zone: zone("Australia/Lord_Howe"))
         rig.run(until: at("2026-10-05T12:00:00+11:00"))
         #expect(rig.rings.map(\.scheduled) == [at("2026-10-04T02:45:00+11:00"), at("2026-10-05T02:15:00+11:00")])
     }
@@ -308,11 +323,14 @@ import Testing
     @Test func pinnedAlarmFollowsItsOwnZonesDSTNotTheSystems() throws {
         // Pinned to New York; the system zone is Tokyo (no DST). Across the US change on
         // 2026-03-08 the UTC instant moves by an hour.
-        var rig = Rig([try alarm("call", "09:00 America/New_York")], now: at("2026-03-06T00:00:00Z"), zone: zone("Asia/Tokyo"))
+        var rig = Rig(
+            [try alarm("call", "09:00 America/New_York")], now: at("2026-03-06T00:00:00Z"), zone: zone("Asia/Tokyo"))
         rig.run(until: at("2026-03-10T00:00:00Z"))
-        #expect(rig.rings.map(\.scheduled) == [
-            at("2026-03-06T14:00:00Z"), at("2026-03-07T14:00:00Z"), at("2026-03-08T13:00:00Z"), at("2026-03-09T13:00:00Z"),
-        ])
+        #expect(
+            rig.rings.map(\.scheduled) == [
+                at("2026-03-06T14:00:00Z"), at("2026-03-07T14:00:00Z"), at("2026-03-08T13:00:00Z"),
+                at("2026-03-09T13:00:00Z"),
+            ])
     }
 
     @Test func historyOfAFloatingAlarmIsWrittenInTheSystemZone() throws {

@@ -11,8 +11,10 @@ import Testing
     static let t0 = at("2026-11-22T12:00:00Z")  // a Sunday
     static let utc = zone("UTC")
 
-    static func daily(_ id: String = "wake", _ expr: String = "07:00", pause: Pause? = nil, skipHolidays: Bool = false,
-                      every: String? = nil, from: String? = nil, until: String? = nil) throws -> Alarm {
+    static func daily(
+        _ id: String = "wake", _ expr: String = "07:00", pause: Pause? = nil, skipHolidays: Bool = false,
+        every: String? = nil, from: String? = nil, until: String? = nil
+    ) throws -> Alarm {
         var a = try alarm(id, expr, created: t0)
         a.pause = pause
         a.skipHolidays = skipHolidays
@@ -42,10 +44,12 @@ import Testing
             rig.run(until: at("2026-11-\(day)T07:05:00Z"))
             if rig.playing != nil { rig.send(.stop) }
         }
-        #expect(outcomes(rig) == [
-            "2026-11-23T07:00:00+00:00 paused", "2026-11-24T07:00:00+00:00 paused", "2026-11-25T07:00:00+00:00 stopped",
-            "2026-11-26T07:00:00+00:00 stopped",
-        ])
+        #expect(
+            outcomes(rig) == [
+                "2026-11-23T07:00:00+00:00 paused", "2026-11-24T07:00:00+00:00 paused",
+                "2026-11-25T07:00:00+00:00 stopped",
+                "2026-11-26T07:00:00+00:00 stopped",
+            ])
         #expect(rig.rings.map(\.scheduled) == [at("2026-11-25T07:00:00Z"), at("2026-11-26T07:00:00Z")])
         // The pause is over: the store forgets it, and status no longer lists it.
         #expect(rig.store.first?.pause == nil)
@@ -59,7 +63,9 @@ import Testing
         #expect(rig.status?.paused == [.init(id: "wake", until: nil)])
         rig.run(until: at("2026-11-25T12:00:00Z"))
         #expect(rig.rings.isEmpty)
-        #expect(outcomes(rig).count == 3 && rig.history.allSatisfy { $0.outcome == .paused && $0.reason == "paused until alarm resume" })
+        #expect(
+            outcomes(rig).count == 3
+                && rig.history.allSatisfy { $0.outcome == .paused && $0.reason == "paused until alarm resume" })
         // alarm resume: the store writes the alarm without its pause.
         a.pause = nil
         rig.store = [a]
@@ -75,7 +81,11 @@ import Testing
         var rig = Rig([a], now: Self.t0, zone: Self.utc)
         rig.send(.shutdown)
         rig.restart(at: at("2026-11-26T07:03:00Z"))
-        #expect(outcomes(rig) == ["2026-11-23T07:00:00+00:00 paused", "2026-11-24T07:00:00+00:00 paused", "2026-11-25T07:00:00+00:00 paused"])
+        #expect(
+            outcomes(rig) == [
+                "2026-11-23T07:00:00+00:00 paused", "2026-11-24T07:00:00+00:00 paused",
+                "2026-11-25T07:00:00+00:00 paused",
+            ])
         // The first after the pause passed 3 minutes ago, within grace: it rings, late.
         #expect(rig.rings.map(\.scheduled) == [at("2026-11-26T07:00:00Z")])
         #expect(rig.rings.first?.late == true)
@@ -93,7 +103,9 @@ import Testing
         let paused = rig.history.filter { $0.outcome == .paused }
         #expect(paused.count == Engine.missedListLimit)
         #expect(rig.logged(.warning, containing: "more than \(Engine.missedListLimit) paused or skipped"))
-        #expect(!rig.history.contains { $0.outcome == .missed && $0.scheduled < at("2026-11-23T12:00:00Z") }, "never missed while paused")
+        #expect(
+            !rig.history.contains { $0.outcome == .missed && $0.scheduled < at("2026-11-23T12:00:00Z") },
+            "never missed while paused")
     }
 
     // MARK: holidays
@@ -108,7 +120,11 @@ import Testing
         #expect(rig.status?.next?.id == "other", "the alarm without --skip-holidays rings on the holiday")
         rig.run(until: at("2026-11-25T07:01:00Z"))
         if rig.playing != nil { rig.send(.stop) }
-        #expect(outcomes(rig, "work") == ["2026-11-23T07:00:00+00:00 stopped", "2026-11-24T07:00:00+00:00 skipped", "2026-11-25T07:00:00+00:00 stopped"])
+        #expect(
+            outcomes(rig, "work") == [
+                "2026-11-23T07:00:00+00:00 stopped", "2026-11-24T07:00:00+00:00 skipped",
+                "2026-11-25T07:00:00+00:00 stopped",
+            ])
         let skipped = try #require(rig.history.first { $0.outcome == .skipped })
         #expect(skipped.reason == "holiday: Day of Rest")
         #expect(skipped.late == false && skipped.started == nil)
@@ -160,7 +176,11 @@ import Testing
         #expect(ended.reason?.contains("until 2026-11-24") == true)
         #expect(rig.playing?.scheduled == at("2026-11-24T07:00:00Z"), "the last occurrence still rings")
         rig.send(.stop)
-        #expect(outcomes(rig) == ["2026-11-23T07:00:00+00:00 stopped", "2026-11-24T07:00:00+00:00 ended", "2026-11-24T07:00:00+00:00 stopped"])
+        #expect(
+            outcomes(rig) == [
+                "2026-11-23T07:00:00+00:00 stopped", "2026-11-24T07:00:00+00:00 ended",
+                "2026-11-24T07:00:00+00:00 stopped",
+            ])
         #expect(rig.status?.next == nil)
         rig.run(until: at("2026-11-30T00:00:00Z"))
         #expect(rig.rings.count == 2)
@@ -183,7 +203,11 @@ import Testing
         var rig = Rig([a], now: Self.t0, zone: Self.utc)
         rig.send(.shutdown)
         rig.restart(at: at("2026-11-30T00:00:00Z"))
-        #expect(outcomes(rig) == ["2026-11-23T07:00:00+00:00 missed", "2026-11-24T07:00:00+00:00 missed", "2026-11-24T07:00:00+00:00 ended"])
+        #expect(
+            outcomes(rig) == [
+                "2026-11-23T07:00:00+00:00 missed", "2026-11-24T07:00:00+00:00 missed",
+                "2026-11-24T07:00:00+00:00 ended",
+            ])
         #expect(rig.store.isEmpty)
     }
 
@@ -194,7 +218,9 @@ import Testing
             rig.run(for: 7 * 86400)
             if rig.playing != nil { rig.send(.stop) }
         }
-        #expect(rig.rings.map(\.scheduled) == ["2026-11-23T05:30:00Z", "2026-12-07T05:30:00Z", "2026-12-21T05:30:00Z"].map { at($0) })
+        #expect(
+            rig.rings.map(\.scheduled)
+                == ["2026-11-23T05:30:00Z", "2026-12-07T05:30:00Z", "2026-12-21T05:30:00Z"].map { at($0) })
         #expect(!rig.history.contains { $0.outcome == .missed || $0.outcome == .paused || $0.outcome == .skipped })
     }
 
@@ -219,8 +245,10 @@ import Testing
     func visitingOnlyWhatIsDueChangesNothingObservable(seed: Int) throws {
         var rng = SeededRandom(seed: UInt64(seed) &* 977 &+ 3)
         let shapes: [(String, String?, String?, String?)] = [
-            ("07:00", nil, nil, nil), ("Mon..Fri 06:45", "2w", "2026-11-23", nil), ("*:00/20", nil, nil, "2026-11-26T12:00"),
-            ("06:00", "3d", "2026-11-22", nil), ("Sat,Sun 09:00", nil, "2026-11-28", "2026-12-20"), ("*:07", nil, nil, nil),
+            ("07:00", nil, nil, nil), ("Mon..Fri 06:45", "2w", "2026-11-23", nil),
+            ("*:00/20", nil, nil, "2026-11-26T12:00"),
+            ("06:00", "3d", "2026-11-22", nil), ("Sat,Sun 09:00", nil, "2026-11-28", "2026-12-20"),
+            ("*:07", nil, nil, nil),
         ]
         var list: [Alarm] = []
         for (n, s) in shapes.enumerated() {
@@ -249,7 +277,9 @@ import Testing
                     let i = Int.random(in: 0..<l.count, using: &rng)
                     switch Int.random(in: 0..<3, using: &rng) {
                     case 0: l[i].pause = .indefinitely
-                    case 1: l[i].pause = .until(.instant(fast.now.addingTimeInterval(Double(Int.random(in: 600...200_000, using: &rng)))))
+                    case 1:
+                        l[i].pause = .until(
+                            .instant(fast.now.addingTimeInterval(Double(Int.random(in: 600...200_000, using: &rng)))))
                     default: l[i].pause = nil
                     }
                 }
@@ -273,9 +303,13 @@ import Testing
                 }
                 if k == 0 { fast = rig } else { full = rig }
             }
-            let same = fast.rings == full.rings && fast.history == full.history && fast.status == full.status
+            let same =
+                fast.rings == full.rings && fast.history == full.history && fast.status == full.status
                 && fast.timer == full.timer && fast.store == full.store
-            #expect(same, "seed \(seed), step \(step), roll \(roll): the two engines differ: rings \(fast.rings == full.rings), history \(fast.history == full.history) \(fast.history.count)/\(full.history.count) \(fast.history.last.map { "\($0.alarm ?? "") \($0.scheduled) \($0.outcome)" } ?? "") / \(full.history.last.map { "\($0.alarm ?? "") \($0.scheduled) \($0.outcome)" } ?? ""), status \(fast.status == full.status) \(String(describing: fast.status?.next)) / \(String(describing: full.status?.next)), timer \(String(describing: fast.timer)) / \(String(describing: full.timer)), store \(fast.store == full.store)")
+            #expect(
+                same,
+                "seed \(seed), step \(step), roll \(roll): the two engines differ: rings \(fast.rings == full.rings), history \(fast.history == full.history) \(fast.history.count)/\(full.history.count) \(fast.history.last.map { "\($0.alarm ?? "") \($0.scheduled) \($0.outcome)" } ?? "") / \(full.history.last.map { "\($0.alarm ?? "") \($0.scheduled) \($0.outcome)" } ?? ""), status \(fast.status == full.status) \(String(describing: fast.status?.next)) / \(String(describing: full.status?.next)), timer \(String(describing: fast.timer)) / \(String(describing: full.timer)), store \(fast.store == full.store)"
+            )
             if !same { return }
         }
         #expect(!fast.rings.isEmpty)

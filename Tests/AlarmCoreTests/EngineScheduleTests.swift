@@ -9,7 +9,9 @@ import Testing
     let utc = zone("UTC")
 
     @Test func onceAlarmRemovedAfterRingingAndItsSnoozeStillWorks() throws {
-        var rig = Rig([try alarm("nap", "07:00", once: true), try alarm("daily", "09:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        var rig = Rig(
+            [try alarm("nap", "07:00", once: true), try alarm("daily", "09:00")], now: at("2026-05-04T06:00:00Z"),
+            zone: utc)
         rig.run(until: at("2026-05-04T07:00:00Z"))
         #expect(rig.last.contains(.removeAlarm(try alarm("nap", "07:00", once: true))))
         #expect(rig.store.map(\.id) == ["daily"])
@@ -70,15 +72,19 @@ import Testing
     }
 
     @Test func skipNextWhileDownSkipsTheMissedOccurrenceNotTheNextOne() throws {
-        let saved = EngineState(marks: ["wake": at("2026-05-04T06:00:00Z")], processedThrough: at("2026-05-04T06:00:00Z"))
-        let rig = Rig([try alarm("wake", "07:00", skipNext: true)], now: at("2026-05-04T08:00:00Z"), zone: utc, saved: saved)
+        let saved = EngineState(
+            marks: ["wake": at("2026-05-04T06:00:00Z")], processedThrough: at("2026-05-04T06:00:00Z"))
+        let rig = Rig(
+            [try alarm("wake", "07:00", skipNext: true)], now: at("2026-05-04T08:00:00Z"), zone: utc, saved: saved)
         #expect(rig.history.isEmpty)
         #expect(rig.store.first?.skipNext == false)
         #expect(rig.status?.next == .init(id: "wake", at: at("2026-05-05T07:00:00Z")))
     }
 
     @Test func twoAlarmsDueAtTheSameInstantRingOnce() throws {
-        var rig = Rig([try alarm("a", "07:00", sound: "a.wav"), try alarm("b", "07:00", sound: "b.wav")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        var rig = Rig(
+            [try alarm("a", "07:00", sound: "a.wav"), try alarm("b", "07:00", sound: "b.wav")],
+            now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.run(until: at("2026-05-04T07:00:00Z"))
         #expect(rig.rings.count == 1)
         #expect(rig.rings.first?.alarm == "a")
@@ -91,7 +97,9 @@ import Testing
     }
 
     @Test func aNewOccurrenceWhileRingingSupersedesIt() throws {
-        var rig = Rig([try alarm("first", "07:00"), try alarm("second", "07:05", sound: "b.wav")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        var rig = Rig(
+            [try alarm("first", "07:00"), try alarm("second", "07:05", sound: "b.wav")],
+            now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.run(until: at("2026-05-04T07:05:00Z"))
         let actions = rig.last
         let stop = try #require(actions.firstIndex(of: .stopAudio))
@@ -107,7 +115,8 @@ import Testing
     }
 
     @Test func aNewOccurrenceWhileSnoozedRingsAndDropsTheSnooze() throws {
-        var rig = Rig([try alarm("first", "07:00"), try alarm("second", "07:05")], now: at("2026-05-04T06:00:00Z"), zone: utc)
+        var rig = Rig(
+            [try alarm("first", "07:00"), try alarm("second", "07:05")], now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.run(until: at("2026-05-04T07:01:00Z"))
         rig.send(.snooze(nil))  // until 07:10
         rig.run(until: at("2026-05-04T07:05:00Z"))
@@ -193,7 +202,10 @@ import Testing
         #expect(rig.status?.next == .init(id: "pinned", at: at("2026-05-05T08:00:00+01:00")))
         rig.run(until: at("2026-05-06T00:00:00Z"))
         #expect(rig.rings.map(\.alarm) == ["pinned", "absolute", "floating"])
-        #expect(rig.rings.map(\.scheduled) == [at("2026-05-05T08:00:00+01:00"), at("2026-05-05T09:00:00+01:00"), at("2026-05-05T07:00:00-04:00")])
+        #expect(
+            rig.rings.map(\.scheduled) == [
+                at("2026-05-05T08:00:00+01:00"), at("2026-05-05T09:00:00+01:00"), at("2026-05-05T07:00:00-04:00"),
+            ])
     }
 
     @Test func zoneChangeDoesNotRingWhatWasNotDueInTheOldZone() throws {
@@ -222,13 +234,15 @@ import Testing
     }
 
     @Test func dailyAt0230InNewYorkRingsAt0330OnSpringForwardDay() throws {
-        var rig = Rig([try alarm("early", "02:30")], now: at("2026-03-07T12:00:00-05:00"), zone: zone("America/New_York"))
+        var rig = Rig(
+            [try alarm("early", "02:30")], now: at("2026-03-07T12:00:00-05:00"), zone: zone("America/New_York"))
         rig.run(until: at("2026-03-09T12:00:00-04:00"))
         #expect(rig.rings.map(\.scheduled) == [at("2026-03-08T03:30:00-04:00"), at("2026-03-09T02:30:00-04:00")])
     }
 
     @Test func dailyAt0130InNewYorkRingsOnceOnFallBackDay() throws {
-        var rig = Rig([try alarm("early", "01:30")], now: at("2026-10-31T12:00:00-04:00"), zone: zone("America/New_York"))
+        var rig = Rig(
+            [try alarm("early", "01:30")], now: at("2026-10-31T12:00:00-04:00"), zone: zone("America/New_York"))
         rig.run(until: at("2026-11-02T12:00:00-05:00"))
         #expect(rig.rings.map(\.scheduled) == [at("2026-11-01T01:30:00-04:00"), at("2026-11-02T01:30:00-05:00")])
     }

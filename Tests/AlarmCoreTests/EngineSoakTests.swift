@@ -24,7 +24,9 @@ extension SplitMix64 {
     }
 
     enum Expect: Equatable {
-        case onTime, late(Bool), missed
+        case onTime
+        case late(Bool)
+        case missed
     }
 
     struct Bookkeeper {
@@ -69,7 +71,10 @@ extension SplitMix64 {
         }
     }
 
-    static let zones = ["Europe/London", "America/New_York", "Europe/Berlin", "Asia/Tokyo", "Australia/Lord_Howe", "UTC", "Asia/Kolkata", "Pacific/Chatham"]
+    static let zones = [
+        "Europe/London", "America/New_York", "Europe/Berlin", "Asia/Tokyo", "Australia/Lord_Howe", "UTC",
+        "Asia/Kolkata", "Pacific/Chatham",
+    ]
 
     func alarms() throws -> [Alarm] {
         var list = [
@@ -111,10 +116,13 @@ extension SplitMix64 {
         }
         while rig.now < end {
             steps += 1
-            let h0 = rig.history.count, r0 = rig.rings.count
+            let h0 = rig.history.count
+            let r0 = rig.rings.count
             let from = rig.now
             let (_, roll) = try Self.step(&rig, &book, &z, &rng, zones: Self.zones)
-            note("from \(RFC3339.format(from, in: Zone.utc)) roll \(roll) rings \(rig.rings[r0...].map { "\($0.alarm ?? "-")@\($0.scheduled)" }) history \(rig.history[h0...].map { "\($0.alarm ?? "-")@\($0.scheduled) \($0.outcome)" })", rig)
+            note(
+                "from \(RFC3339.format(from, in: Zone.utc)) roll \(roll) rings \(rig.rings[r0...].map { "\($0.alarm ?? "-")@\($0.scheduled)" }) history \(rig.history[h0...].map { "\($0.alarm ?? "-")@\($0.scheduled) \($0.outcome)" })",
+                rig)
         }
         if ProcessInfo.processInfo.environment["SOAK_TRACE"] == "\(seed)" { print(trace.joined(separator: "\n")) }
         // What still rings or waits in a snooze at the end is stopped, so that it ends too.
@@ -165,7 +173,9 @@ extension SplitMix64 {
             step = .zoneSwap
         } else if roll < 0.88 {
             // Forward jump: small (within grace) or large.
-            let by = Bool.random(using: &rng) ? Int.random(in: 1...700, using: &rng) : Int.random(in: 1...(30 * 3600), using: &rng)
+            let by =
+                Bool.random(using: &rng)
+                ? Int.random(in: 1...700, using: &rng) : Int.random(in: 1...(30 * 3600), using: &rng)
             let to = from.addingTimeInterval(Double(by))
             rig.jump(to: to)
             book.skipped(from: from, to: to, zone: z)
@@ -175,7 +185,9 @@ extension SplitMix64 {
             step = .jump
         } else if roll < 0.97 {
             let to = from.addingTimeInterval(Double(Int.random(in: 0...(3 * 3600), using: &rng)))
-            rig.persisted = try rig.persisted.map { try JSONDecoder().decode(EngineState.self, from: JSONEncoder().encode($0)) }
+            rig.persisted = try rig.persisted.map {
+                try JSONDecoder().decode(EngineState.self, from: JSONEncoder().encode($0))
+            }
             rig.restart(at: to)
             book.skipped(from: from, to: to, zone: z)
             step = .restart
@@ -192,7 +204,10 @@ extension SplitMix64 {
 
     func check(_ rig: Rig, _ book: Bookkeeper, seed: Int, steps: Int) throws {
         // Replay what happened per occurrence: fresh rings, re-rings and history, in order.
-        enum Happening { case ring(late: Bool, at: Date), entry(HistoryEntry) }
+        enum Happening {
+            case ring(late: Bool, at: Date)
+            case entry(HistoryEntry)
+        }
         var seen: [Key: [Happening]] = [:]
         var order: [(Key, Happening)] = []
         for (r, t) in zip(rig.rings, rig.ringTimes) {
@@ -219,7 +234,9 @@ extension SplitMix64 {
         // ignored, missed, ...): a snooze stopped or superseded has an entry of its own (issue
         // #23), and a snooze, by hand or by itself, that just never comes back is a silent alarm.
         for k in Set(order.map(\.0)) where !terminal.contains(k) {
-            let entries = (seen[k] ?? []).compactMap { (h: Happening) -> HistoryEntry? in if case .entry(let e) = h { e } else { nil } }
+            let entries = (seen[k] ?? []).compactMap { (h: Happening) -> HistoryEntry? in
+                if case .entry(let e) = h { e } else { nil }
+            }
             problems.append("\(k) rang and never ended: its history is \(entries.map(\.outcome))")
         }
         // Every fresh ring of a key comes before its terminal entry: at most one "first ring".
@@ -234,10 +251,14 @@ extension SplitMix64 {
             switch expect {
             case .missed:
                 if !rings.isEmpty { problems.append("\(k) should be missed but rang") }
-                if entries.first?.outcome != .missed { problems.append("\(k) should be missed: \(entries.map(\.outcome))") }
+                if entries.first?.outcome != .missed {
+                    problems.append("\(k) should be missed: \(entries.map(\.outcome))")
+                }
             case .onTime, .late:
                 let merged = entries.first?.reason?.contains("rang together with") == true
-                if rings.isEmpty && !merged { problems.append("\(k) should ring but did not: \(entries.map(\.outcome))") }
+                if rings.isEmpty && !merged {
+                    problems.append("\(k) should ring but did not: \(entries.map(\.outcome))")
+                }
                 if entries.first?.outcome == .missed { problems.append("\(k) should ring but was recorded missed") }
                 if let first = entries.first {
                     let late: Bool = { if case .late(let l) = expect { return l } else { return false } }()
@@ -253,6 +274,7 @@ extension SplitMix64 {
         }
         let summary = problems.prefix(20).joined(separator: "\n")
         #expect(problems.isEmpty, "seed \(seed), \(steps) steps, \(book.expected.count) occurrences:\n\(summary)")
-        #expect(book.expected.count > 100, "the soak should cover many occurrences (seed \(seed): \(book.expected.count))")
+        #expect(
+            book.expected.count > 100, "the soak should cover many occurrences (seed \(seed): \(book.expected.count))")
     }
 }

@@ -13,8 +13,9 @@ import Testing
     /// States the engine really persists: idle with many marks, snoozed, ringing with a journal.
     func states() throws -> [EngineState] {
         var out: [EngineState] = [EngineState()]
-        var rig = Rig([try alarm("wake", "07:00"), try alarm("gym", "Mon..Fri 06:00", once: true)],
-                      now: at("2026-05-04T05:00:00Z"), zone: utc)
+        var rig = Rig(
+            [try alarm("wake", "07:00"), try alarm("gym", "Mon..Fri 06:00", once: true)],
+            now: at("2026-05-04T05:00:00Z"), zone: utc)
         rig.run(until: at("2026-05-04T06:00:00Z"))
         if let s = rig.persisted { out.append(s) }
         rig.run(until: at("2026-05-04T07:00:00Z"))
@@ -70,12 +71,17 @@ import Testing
         ]
         for text in bad {
             let bytes = Array(text.utf8)
-            #expect(throws: (any Error).self, "\(text.prefix(60))") { try JSONDecoder().decode(EngineState.self, from: Data(bytes)) }
+            #expect(throws: (any Error).self, "\(text.prefix(60))") {
+                try JSONDecoder().decode(EngineState.self, from: Data(bytes))
+            }
             #expect(throws: (any Error).self, "\(text.prefix(60))") { try EngineStateJSON.decode(bytes) }
         }
         // Marks written as integers are numbers too (JSONDecoder takes them).
         let ints = Array(#"{"ring":{"state":"idle"},"marks":{"a":5,"b":-2e3}}"#.utf8)
-        #expect(try EngineStateJSON.decode(ints).marks == ["a": Date(timeIntervalSinceReferenceDate: 5), "b": Date(timeIntervalSinceReferenceDate: -2000)])
+        #expect(
+            try EngineStateJSON.decode(ints).marks == [
+                "a": Date(timeIntervalSinceReferenceDate: 5), "b": Date(timeIntervalSinceReferenceDate: -2000),
+            ])
         #expect(try EngineStateJSON.decode(ints) == (try JSONDecoder().decode(EngineState.self, from: Data(ints))))
     }
 }

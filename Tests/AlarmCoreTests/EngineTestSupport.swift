@@ -14,10 +14,13 @@ func at(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> Da
 
 func zone(_ name: String) -> Zone { Zone(identifier: name)! }
 
-func alarm(_ id: String, _ expr: String, once: Bool = false, skipNext: Bool = false, snooze: TimeInterval? = nil,
-           ring: TimeInterval? = nil, sound: String? = nil, volume: Int? = nil, created: Date? = nil) throws -> Alarm {
-    Alarm(id: id, trigger: .calendar(try CalendarExpression(expr)), sound: sound, once: once, snooze: snooze, ring: ring,
-          volume: volume, skipNext: skipNext, created: created)
+func alarm(
+    _ id: String, _ expr: String, once: Bool = false, skipNext: Bool = false, snooze: TimeInterval? = nil,
+    ring: TimeInterval? = nil, sound: String? = nil, volume: Int? = nil, created: Date? = nil
+) throws -> Alarm {
+    Alarm(
+        id: id, trigger: .calendar(try CalendarExpression(expr)), sound: sound, once: once, snooze: snooze, ring: ring,
+        volume: volume, skipNext: skipNext, created: created)
 }
 
 func instantAlarm(_ id: String, _ when: Date, created: Date? = nil) -> Alarm {
@@ -92,9 +95,13 @@ struct Rig {
             case .stopAudio: playing = nil
             case .persistState(let s): persisted = s
             case .clearSkipNext(let a):
-                if let i = store.firstIndex(where: { $0.id == a.id && $0.sameSchedule(as: a) }) { store[i].skipNext = false }
+                if let i = store.firstIndex(where: { $0.id == a.id && $0.sameSchedule(as: a) }) {
+                    store[i].skipNext = false
+                }
             case .clearPause(let a):
-                if let i = store.firstIndex(where: { $0.id == a.id && $0.sameSchedule(as: a) && $0.pause == a.pause }) { store[i].pause = nil }
+                if let i = store.firstIndex(where: { $0.id == a.id && $0.sameSchedule(as: a) && $0.pause == a.pause }) {
+                    store[i].pause = nil
+                }
             case .removeAlarm(let a): store.removeAll { $0.id == a.id && $0.sameSchedule(as: a) }
             case .recordHistory(let e): history.append(e)
             case .publishStatus(let s): status = s
@@ -104,7 +111,9 @@ struct Rig {
         // As alarmd does: once the effects are carried out, the state is saved again without
         // its journal (only a crash in between leaves one for the next start to replay).
         persisted?.journal = nil
-        #expect(actions.last.map { if case .armTimer = $0 { true } else { false } } == true, "every event ends with armTimer")
+        #expect(
+            actions.last.map { if case .armTimer = $0 { true } else { false } } == true,
+            "every event ends with armTimer")
         return actions
     }
 

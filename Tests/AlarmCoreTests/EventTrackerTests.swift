@@ -24,9 +24,12 @@ struct EventTrackerTests {
         }
 
         mutating func send(_ kind: EngineEvent.Kind) {
-            let before = rig.engine.state.ring, alarmsBefore = rig.engine.alarms, zoneBefore = rig.engine.zone
+            let before = rig.engine.state.ring
+            let alarmsBefore = rig.engine.alarms
+            let zoneBefore = rig.engine.zone
             let actions = rig.send(kind)
-            let engine = rig.engine, started = self.started
+            let engine = rig.engine
+            let started = self.started
             events += tracker.events(
                 for: kind, actions: actions, before: before, after: engine.state.ring, now: rig.now, zone: rig.zone,
                 zoneBefore: zoneBefore,
@@ -56,7 +59,9 @@ struct EventTrackerTests {
         return a
     }
 
-    @Test("ring, snooze, ring again, stop: ringing, snoozed (with its end), ringing, stopped, each with alarm, label, scheduled, at, sound")
+    @Test(
+        "ring, snooze, ring again, stop: ringing, snoozed (with its end), ringing, stopped, each with alarm, label, scheduled, at, sound"
+    )
     func fullRing() throws {
         var r = EventRig([try labelled("wake", "07:00", label: "Work day")], now: at("2026-05-04T06:00:00Z"), zone: utc)
         r.started = "birds.wav"
@@ -116,8 +121,9 @@ struct EventTrackerTests {
 
     @Test("a snoozed ring superseded by a newer one: silenced, with the reason, before the newer one's ringing")
     func supersededWhileSnoozed() throws {
-        var r = EventRig([try labelled("wake", "07:00", label: "Work day"), try alarm("gym", "07:05")],
-                         now: at("2026-05-04T06:00:00Z"), zone: utc)
+        var r = EventRig(
+            [try labelled("wake", "07:00", label: "Work day"), try alarm("gym", "07:05")],
+            now: at("2026-05-04T06:00:00Z"), zone: utc)
         r.run(until: at("2026-05-04T07:00:00Z"))
         r.at(at("2026-05-04T07:01:00Z"), .snooze(600))
         r.run(until: at("2026-05-04T07:05:00Z"))
@@ -182,10 +188,12 @@ struct EventTrackerTests {
         for outcome in [RingOutcome.stopped, .snoozed, .silenced, .missed, .failed] {
             var tracker = EventTracker()
             let entry = HistoryEntry(
-                alarm: "x", scheduled: at("2026-05-04T07:00:00Z"), started: nil, ended: nil, outcome: outcome, sound: nil,
+                alarm: "x", scheduled: at("2026-05-04T07:00:00Z"), started: nil, ended: nil, outcome: outcome,
+                sound: nil,
                 reason: nil, late: false, zone: utc)
             let events = tracker.events(
-                for: .timerFired, actions: [.recordHistory(entry)], before: .idle, after: .idle, now: at("2026-05-04T07:00:01Z"),
+                for: .timerFired, actions: [.recordHistory(entry)], before: .idle, after: .idle,
+                now: at("2026-05-04T07:00:01Z"),
                 zone: utc, label: { _ in "L" })
             #expect(events.map(\.event) == [outcome.rawValue])
             #expect(AlarmEvent.Name.all.contains(outcome.rawValue))
@@ -215,17 +223,26 @@ struct EventTrackerTests {
         for key in ["alarm", "label", "scheduled", "sound"] { #expect(o[key] is NSNull, "\(key) is null") }
     }
 
-    @Test("text: one line, the instant and the name first, the reason after a colon; newlines in a label cannot break it")
+    @Test(
+        "text: one line, the instant and the name first, the reason after a colon; newlines in a label cannot break it")
     func text() throws {
         let ring = AlarmEvent(
-            "ringing", at: at("2026-05-04T07:00:00.004Z"), alarm: "wake", label: "Work\nday", scheduled: at("2026-05-04T07:00:00Z"),
+            "ringing", at: at("2026-05-04T07:00:00.004Z"), alarm: "wake", label: "Work\nday",
+            scheduled: at("2026-05-04T07:00:00Z"),
             sound: "birds.wav", late: true, timeZone: utc)
-        #expect(ring.text == "2026-05-04T07:00:00.004+00:00 ringing wake \"Work day\" scheduled 2026-05-04T07:00:00.000+00:00 sound birds.wav late")
-        let missed = AlarmEvent("missed", at: at("2026-05-04T09:00:00Z"), alarm: "tea", reason: "passed 1 h ago", timeZone: utc)
+        #expect(
+            ring.text
+                == "2026-05-04T07:00:00.004+00:00 ringing wake \"Work day\" scheduled 2026-05-04T07:00:00.000+00:00 sound birds.wav late"
+        )
+        let missed = AlarmEvent(
+            "missed", at: at("2026-05-04T09:00:00Z"), alarm: "tea", reason: "passed 1 h ago", timeZone: utc)
         #expect(missed.text == "2026-05-04T09:00:00.000+00:00 missed tea: passed 1 h ago")
-        let zoneEvent = AlarmEvent("zone-changed", at: at("2026-05-04T09:00:00Z"), zone: "Asia/Kolkata", from: "UTC", timeZone: utc)
+        let zoneEvent = AlarmEvent(
+            "zone-changed", at: at("2026-05-04T09:00:00Z"), zone: "Asia/Kolkata", from: "UTC", timeZone: utc)
         #expect(zoneEvent.text.hasSuffix("zone-changed Asia/Kolkata from UTC"))
-        let manual = AlarmEvent("ringing", at: at("2026-05-04T09:00:00Z"), scheduled: at("2026-05-04T09:00:00Z"), sound: "default", timeZone: utc)
+        let manual = AlarmEvent(
+            "ringing", at: at("2026-05-04T09:00:00Z"), scheduled: at("2026-05-04T09:00:00Z"), sound: "default",
+            timeZone: utc)
         #expect(manual.text.contains(" ringing ring scheduled "))
     }
 }

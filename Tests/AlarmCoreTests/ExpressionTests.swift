@@ -257,7 +257,9 @@ struct FormatTests {
         }
         let ny = try Zones.zone(named: "America/New_York")
         #expect(RFC3339.format(RFC3339.parse("2026-03-08T07:30:00Z")!, in: ny) == "2026-03-08T03:30:00-04:00")
-        #expect(RFC3339.format(RFC3339.parse("2026-03-08T07:30:00.123Z")!, in: .utc, milliseconds: true) == "2026-03-08T07:30:00.123+00:00")
+        #expect(
+            RFC3339.format(RFC3339.parse("2026-03-08T07:30:00.123Z")!, in: .utc, milliseconds: true)
+                == "2026-03-08T07:30:00.123+00:00")
     }
 }
 
@@ -266,9 +268,13 @@ struct AlarmJSONTests {
     @Test("an alarm survives encode and decode with its zone mode")
     func roundTrip() throws {
         let alarms = [
-            Alarm(id: "work", trigger: .calendar(try CalendarExpression("Mon..Fri 06:30")), label: "Work", sound: "rooster.caf",
-                  snooze: 300, volume: 80, fadeIn: 30),
-            Alarm(id: "berlin", trigger: .calendar(try CalendarExpression("07:00 Europe/Berlin")), once: true, skipNext: true),
+            Alarm(
+                id: "work", trigger: .calendar(try CalendarExpression("Mon..Fri 06:30")), label: "Work",
+                sound: "rooster.caf",
+                snooze: 300, volume: 80, fadeIn: 30),
+            Alarm(
+                id: "berlin", trigger: .calendar(try CalendarExpression("07:00 Europe/Berlin")), once: true,
+                skipNext: true),
             Alarm(id: "tea", trigger: .instant(RFC3339.parse("2026-11-22T10:20:00Z")!)),
         ]
         let data = try JSONEncoder().encode(alarms)
@@ -292,13 +298,21 @@ struct AlarmJSONTests {
             ("2027..2029,2031-01-01 00:00:00", ["2027-01-01T00:00:00+00:00", "2028-01-01T00:00:00+00:00"]),
             ("*-*-* *:*:*", ["2026-11-20T00:00:01+00:00", "2026-11-20T00:00:02+00:00"]),
         ]
-        let json = "[" + old.enumerated().map { #"{"id":"a\#($0.offset)","expression":"\#($0.element.0)","zone":null}"# }.joined(separator: ",") + "]"
+        let json =
+            "["
+            + old.enumerated().map { #"{"id":"a\#($0.offset)","expression":"\#($0.element.0)","zone":null}"# }.joined(
+                separator: ",") + "]"
         let alarms = try AlarmListReader.decode(Array(json.utf8))
         #expect(alarms.count == old.count)
         for (alarm, (text, rings)) in zip(alarms, old) {
-            guard case .calendar(let e) = alarm.trigger else { Issue.record("\(text)"); continue }
+            guard case .calendar(let e) = alarm.trigger else {
+                Issue.record("\(text)")
+                continue
+            }
             #expect(e.description == text, "prints as before")
-            let next = Schedule.upcoming(e, after: RFC3339.parse("2026-11-20T00:00:00Z")!, in: .utc, count: 2).map { RFC3339.format($0, in: .utc) }
+            let next = Schedule.upcoming(e, after: RFC3339.parse("2026-11-20T00:00:00Z")!, in: .utc, count: 2).map {
+                RFC3339.format($0, in: .utc)
+            }
             #expect(next == rings, "\(text)")
         }
     }

@@ -36,13 +36,19 @@ import Testing
             2026-12-25 Christmas Day
             2026-12-25 Weihnachten
             """)
-        #expect(Self.names(c, ["2026-12-25", "2026-12-26", "2027-01-01", "2026-07-27", "2026-07-31", "2026-08-01", "2028-02-29"])
-            == ["Christmas Day, Weihnachten", "Boxing Day", "", "summer week", "summer week", nil, "leap day"])
+        #expect(
+            Self.names(
+                c, ["2026-12-25", "2026-12-26", "2027-01-01", "2026-07-27", "2026-07-31", "2026-08-01", "2028-02-29"])
+                == ["Christmas Day, Weihnachten", "Boxing Day", "", "summer week", "summer week", nil, "leap day"])
         #expect(c.count == 9)
         #expect(try HolidayCalendar.parse("# nothing\n\n").isEmpty)
         // `#` starts a comment after a blank only.
-        #expect(try HolidayCalendar.parse("2026-12-31..2027-01-01 New Year No#1 # a comment\r\n").holiday(on: Self.day("2027-01-01")) == "New Year No#1")
-        #expect(try HolidayCalendar.parse("2026-12-24 a\r\n2026-12-25 b\r\n").holiday(on: Self.day("2026-12-25")) == "b", "CRLF lines")
+        #expect(
+            try HolidayCalendar.parse("2026-12-31..2027-01-01 New Year No#1 # a comment\r\n").holiday(
+                on: Self.day("2027-01-01")) == "New Year No#1")
+        #expect(
+            try HolidayCalendar.parse("2026-12-24 a\r\n2026-12-25 b\r\n").holiday(on: Self.day("2026-12-25")) == "b",
+            "CRLF lines")
     }
 
     @Test func aMalformedPlainFileIsRefusedWithLineAndReason() {
@@ -141,22 +147,32 @@ import Testing
     @Test func aCalendarAsAppsExportItIsRead() throws {
         let c = try HolidayCalendar.parse(Self.realWorld, fileName: "/etc/alarm/feiertage.ics")
         let xmas = "Weihnachten, erster und zweiter Feiertag; frei für alle"
-        #expect(Self.names(c, ["2026-12-25", "2026-12-26", "2026-12-27", "2199-12-26", "2019-12-25"]) == [xmas, xmas, nil, xmas, nil])
+        #expect(
+            Self.names(c, ["2026-12-25", "2026-12-26", "2026-12-27", "2199-12-26", "2019-12-25"]) == [
+                xmas, xmas, nil, xmas, nil,
+            ])
         // The fourth Thursday of November, every year from 2022.
-        #expect(Self.names(c, ["2026-11-26", "2027-11-25", "2028-11-23", "2026-11-19", "2021-11-25"])
-            == ["Thanksgiving", "Thanksgiving", "Thanksgiving", nil, nil])
+        #expect(
+            Self.names(c, ["2026-11-26", "2027-11-25", "2028-11-23", "2026-11-19", "2021-11-25"])
+                == ["Thanksgiving", "Thanksgiving", "Thanksgiving", nil, nil])
         // The last Monday of May, until 2028.
         #expect(Self.names(c, ["2026-05-25", "2027-05-31", "2028-05-29"]) == ["Memorial Day", "Memorial Day", nil])
         // The Tuesday after the first Monday of November, every other year from 2024.
-        #expect(Self.names(c, ["2024-11-05", "2026-11-03", "2025-11-04", "2028-11-07"]) == ["Election Day", "Election Day", nil, "Election Day"])
+        #expect(
+            Self.names(c, ["2024-11-05", "2026-11-03", "2025-11-04", "2028-11-07"]) == [
+                "Election Day", "Election Day", nil, "Election Day",
+            ])
         // COUNT=3 from 2024-02-29: 2024, 2028 (excluded), 2032; the RDATEs; never 2036.
-        #expect(Self.names(c, ["2024-02-29", "2028-02-29", "2032-02-29", "2036-02-29", "2027-03-01", "2027-03-02"])
-            == ["Leap day", nil, "Leap day", nil, "Leap day", "Leap day"])
-        #expect(Self.names(c, ["2027-03-28", "2027-03-29", "2027-03-30", "2027-05-05"]) == ["Easter", "Easter", nil, nil])
+        #expect(
+            Self.names(c, ["2024-02-29", "2028-02-29", "2032-02-29", "2036-02-29", "2027-03-01", "2027-03-02"])
+                == ["Leap day", nil, "Leap day", nil, "Leap day", "Leap day"])
+        #expect(
+            Self.names(c, ["2027-03-28", "2027-03-29", "2027-03-30", "2027-05-05"]) == ["Easter", "Easter", nil, nil])
     }
 
     @Test func unixLineEndsAndAByteOrderMarkAreFine() throws {
-        let text = "\u{FEFF}BEGIN:VCALENDAR\nBEGIN:VEVENT\nDTSTART;VALUE=DATE:20261224\nSUMMARY:Heilig\n Abend\nEND:VEVENT\nEND:VCALENDAR\n"
+        let text =
+            "\u{FEFF}BEGIN:VCALENDAR\nBEGIN:VEVENT\nDTSTART;VALUE=DATE:20261224\nSUMMARY:Heilig\n Abend\nEND:VEVENT\nEND:VCALENDAR\n"
         #expect(try HolidayCalendar.parse(text).holiday(on: Self.day("2026-12-24")) == "HeiligAbend")
     }
 
@@ -164,14 +180,29 @@ import Testing
         func ics(_ body: String) -> String { "BEGIN:VCALENDAR\nVERSION:2.0\n" + body + "END:VCALENDAR\n" }
         let cases: [(String, Int, String)] = [
             (ics("BEGIN:VEVENT\nDTSTART:20261224T180000Z\nEND:VEVENT\n"), 4, "has a time of day"),
-            (ics("BEGIN:VEVENT\nDTSTART;VALUE=DATE:20261224\nRRULE:FREQ=MONTHLY\nEND:VEVENT\n"), 5, "FREQ=MONTHLY is not read"),
-            (ics("BEGIN:VEVENT\nDTSTART;VALUE=DATE:20261224\nRRULE:FREQ=YEARLY;BYSETPOS=1\nEND:VEVENT\n"), 5, "part BYSETPOS is not read"),
-            (ics("BEGIN:VEVENT\nDTSTART;VALUE=DATE:20261224\nRRULE:FREQ=YEARLY;BYDAY=XX\nEND:VEVENT\n"), 5, "is not a weekday"),
+            (
+                ics("BEGIN:VEVENT\nDTSTART;VALUE=DATE:20261224\nRRULE:FREQ=MONTHLY\nEND:VEVENT\n"), 5,
+                "FREQ=MONTHLY is not read"
+            ),
+            (
+                ics("BEGIN:VEVENT\nDTSTART;VALUE=DATE:20261224\nRRULE:FREQ=YEARLY;BYSETPOS=1\nEND:VEVENT\n"), 5,
+                "part BYSETPOS is not read"
+            ),
+            (
+                ics("BEGIN:VEVENT\nDTSTART;VALUE=DATE:20261224\nRRULE:FREQ=YEARLY;BYDAY=XX\nEND:VEVENT\n"), 5,
+                "is not a weekday"
+            ),
             (ics("BEGIN:VEVENT\nDTSTART;VALUE=DATE:20260230\nEND:VEVENT\n"), 4, "is not a date of the calendar"),
             (ics("BEGIN:VEVENT\nSUMMARY:x\nEND:VEVENT\n"), 3, "has no DTSTART"),
             (ics("BEGIN:VEVENT\nDTSTART;VALUE=DATE:20261224\nEND:VTODO\n"), 5, "does not close BEGIN:VEVENT of line 3"),
-            ("BEGIN:VCALENDAR\nBEGIN:VEVENT\nDTSTART;VALUE=DATE:20261224\n", 2, "is never closed: the file is cut short"),
-            (ics("BEGIN:VEVENT\nDTSTART;VALUE=DATE:20261224\nDTEND;VALUE=DATE:20261220\nEND:VEVENT\n"), 5, "is before DTSTART"),
+            (
+                "BEGIN:VCALENDAR\nBEGIN:VEVENT\nDTSTART;VALUE=DATE:20261224\n", 2,
+                "is never closed: the file is cut short"
+            ),
+            (
+                ics("BEGIN:VEVENT\nDTSTART;VALUE=DATE:20261224\nDTEND;VALUE=DATE:20261220\nEND:VEVENT\n"), 5,
+                "is before DTSTART"
+            ),
             (ics("BEGIN:VEVENT\nthis is not a content line\nEND:VEVENT\n"), 4, "is not an iCalendar content line"),
             ("BEGIN:VEVENT\nEND:VEVENT\n", 1, "starts with BEGIN:VCALENDAR"),
         ]
@@ -181,7 +212,8 @@ import Testing
             #expect(e?.description.contains(reason) == true, "\(e?.description ?? "accepted")")
         }
         // A `.ics` name is read as iCalendar even when the text is not.
-        #expect(refusal("2026-12-25 Christmas", fileName: "holidays.ics")?.description.contains("BEGIN:VCALENDAR") == true)
+        #expect(
+            refusal("2026-12-25 Christmas", fileName: "holidays.ics")?.description.contains("BEGIN:VCALENDAR") == true)
     }
 
     // MARK: made by Python's icalendar, expanded by dateutil
@@ -275,7 +307,10 @@ import Testing
             for name in names.split(separator: ",").map({ $0.trimmingBlanks() }) { ours[name, default: []].insert(iso) }
         }
         for (name, days) in expected {
-            #expect(ours[name] ?? [] == Set(days), "\(name): only ours \((ours[name] ?? []).subtracting(days).sorted()), only dateutil's \(Set(days).subtracting(ours[name] ?? []).sorted())")
+            #expect(
+                ours[name] ?? [] == Set(days),
+                "\(name): only ours \((ours[name] ?? []).subtracting(days).sorted()), only dateutil's \(Set(days).subtracting(ours[name] ?? []).sorted())"
+            )
         }
         #expect(Set(ours.keys).isSubset(of: Set(expected.keys)))
     }
@@ -296,7 +331,11 @@ import Testing
             """#
         let ics = try Self.python(script)
         let c = try HolidayCalendar.parse(ics)
-        #expect(Self.names(c, ["2026-12-24", "2026-12-25", "2027-01-01", "2026-12-26"])
-            == ["Heiligabend, halber Tag", "1. Weihnachtsfeiertag; " + String(repeating: "sehr ", count: 20) + "lang", "Neujahr", nil])
+        #expect(
+            Self.names(c, ["2026-12-24", "2026-12-25", "2027-01-01", "2026-12-26"])
+                == [
+                    "Heiligabend, halber Tag",
+                    "1. Weihnachtsfeiertag; " + String(repeating: "sehr ", count: 20) + "lang", "Neujahr", nil,
+                ])
     }
 }

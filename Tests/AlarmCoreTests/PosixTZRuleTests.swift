@@ -26,7 +26,8 @@ let ruleCases: [RuleCase] = [
         rule: "<+1030>-10:30<+11>-11,M10.1.0,M4.1.0", standard: 37800, daylight: 39600, year: 2026,
         start: "2026-10-03T15:30:00Z", end: "2026-04-04T15:00:00Z"),
     .init(
-        name: "Dublin: negative daylight time (GMT in winter is the daylight period)", rule: "IST-1GMT0,M10.5.0,M3.5.0/1",
+        name: "Dublin: negative daylight time (GMT in winter is the daylight period)",
+        rule: "IST-1GMT0,M10.5.0,M3.5.0/1",
         standard: 3600, daylight: 0, year: 2026, start: "2026-10-25T01:00:00Z", end: "2026-03-29T01:00:00Z"),
     .init(
         name: "Nuuk: negative transition times (-2 and -1 hours)", rule: "<-03>3<-02>,M3.5.0/-2,M10.5.0/-1",
@@ -50,7 +51,8 @@ let ruleCases: [RuleCase] = [
         name: "n: 60 is March 2 in 2023, and 365 is January 1 of the next year", rule: "AAA3BBB,60/0,365/0",
         standard: -10800, daylight: -7200, year: 2023, start: "2023-03-02T03:00:00Z", end: "2024-01-01T02:00:00Z"),
     .init(
-        name: "extended hours spill across New Year: M12.5.6/100 ends on January 3", rule: "AAA3BBB,M2.5.4/50,M12.5.6/100",
+        name: "extended hours spill across New Year: M12.5.6/100 ends on January 3",
+        rule: "AAA3BBB,M2.5.4/50,M12.5.6/100",
         standard: -10800, daylight: -7200, year: 2023, start: "2023-02-25T05:00:00Z", end: "2024-01-03T06:00:00Z"),
     .init(
         name: "M5 is the last week: March 2026 has four Sundays after the 1st", rule: "CET-1CEST,M3.5.0,M10.5.0/3",
@@ -98,7 +100,10 @@ struct PosixTZRuleTests {
     func allYearDaylight() throws {
         let r = try PosixTZRule("EST5EDT,0/0,J365/25")
         for year in [2023, 2024, 2100] {
-            for t in [unix("\(year)-01-01T00:00:00Z"), unix("\(year)-01-01T04:59:59Z"), unix("\(year)-01-01T05:00:00Z"), unix("\(year)-07-01T00:00:00Z")] {
+            for t in [
+                unix("\(year)-01-01T00:00:00Z"), unix("\(year)-01-01T04:59:59Z"), unix("\(year)-01-01T05:00:00Z"),
+                unix("\(year)-07-01T00:00:00Z"),
+            ] {
                 #expect(r.period(atUnix: t).offset == -14400)
             }
         }

@@ -110,16 +110,19 @@ let dstCases: [ScheduleCase] = [
         after: "2026-04-04T12:00:00+11:00", expected: ["2026-04-05T02:30:00+11:00", "2026-04-06T02:30:00+10:00"]),
     // Pinned zones: the system zone does not matter.
     .init(
-        name: "a pinned New York alarm gets the gap rule whatever the system zone", expression: "02:30 America/New_York",
+        name: "a pinned New York alarm gets the gap rule whatever the system zone",
+        expression: "02:30 America/New_York",
         zone: "Asia/Tokyo", after: "2026-03-07T12:00:00-05:00",
         expected: ["2026-03-08T03:30:00-04:00", "2026-03-09T02:30:00-04:00"]),
     .init(
-        name: "a pinned Berlin alarm read from New York rings at Berlin's 06:30", expression: "Mon..Fri 06:30 Europe/Berlin",
+        name: "a pinned Berlin alarm read from New York rings at Berlin's 06:30",
+        expression: "Mon..Fri 06:30 Europe/Berlin",
         zone: "America/New_York", after: "2026-11-20T00:00:00Z",
         expected: ["2026-11-20T06:30:00+01:00", "2026-11-23T06:30:00+01:00"]),
     .init(
         name: "a pinned Berlin alarm across Berlin's fall-back rings once", expression: "02:30 Europe/Berlin",
-        zone: "UTC", after: "2026-10-24T12:00:00Z", expected: ["2026-10-25T02:30:00+02:00", "2026-10-26T02:30:00+01:00"]),
+        zone: "UTC", after: "2026-10-24T12:00:00Z",
+        expected: ["2026-10-25T02:30:00+02:00", "2026-10-26T02:30:00+01:00"]),
 ]
 
 let calendarCases: [ScheduleCase] = [
@@ -129,7 +132,10 @@ let calendarCases: [ScheduleCase] = [
     .init(
         name: "the 31st skips months that have no 31st", expression: "*-*-31 08:00", zone: "UTC",
         after: "2026-01-31T09:00:00Z",
-        expected: ["2026-03-31T08:00:00+00:00", "2026-05-31T08:00:00+00:00", "2026-07-31T08:00:00+00:00", "2026-08-31T08:00:00+00:00"]),
+        expected: [
+            "2026-03-31T08:00:00+00:00", "2026-05-31T08:00:00+00:00", "2026-07-31T08:00:00+00:00",
+            "2026-08-31T08:00:00+00:00",
+        ]),
     .init(
         name: "weekday and date must both match (Friday the 13th)", expression: "Fri *-*-13 09:00", zone: "UTC",
         after: "2026-01-01T00:00:00Z",
@@ -142,17 +148,29 @@ let calendarCases: [ScheduleCase] = [
         after: "2026-01-01T07:00:30Z", expected: ["2026-01-02T07:00:30+00:00"]),
     .init(
         name: "a second repetition", expression: "07:00:0/20", zone: "UTC", after: "2026-01-01T06:00:00Z",
-        expected: ["2026-01-01T07:00:00+00:00", "2026-01-01T07:00:20+00:00", "2026-01-01T07:00:40+00:00", "2026-01-02T07:00:00+00:00"]),
+        expected: [
+            "2026-01-01T07:00:00+00:00", "2026-01-01T07:00:20+00:00", "2026-01-01T07:00:40+00:00",
+            "2026-01-02T07:00:00+00:00",
+        ]),
     .init(
         name: "an hour repetition runs to the end of the day", expression: "Mon,Wed 1/6:00", zone: "UTC",
         after: "2026-11-23T00:00:00Z",
-        expected: ["2026-11-23T01:00:00+00:00", "2026-11-23T07:00:00+00:00", "2026-11-23T13:00:00+00:00", "2026-11-23T19:00:00+00:00", "2026-11-25T01:00:00+00:00"]),
+        expected: [
+            "2026-11-23T01:00:00+00:00", "2026-11-23T07:00:00+00:00", "2026-11-23T13:00:00+00:00",
+            "2026-11-23T19:00:00+00:00", "2026-11-25T01:00:00+00:00",
+        ]),
     .init(
         name: "ranges and lists in the time", expression: "8..9:15,45", zone: "UTC", after: "2026-01-01T08:20:00Z",
-        expected: ["2026-01-01T08:45:00+00:00", "2026-01-01T09:15:00+00:00", "2026-01-01T09:45:00+00:00", "2026-01-02T08:15:00+00:00"]),
+        expected: [
+            "2026-01-01T08:45:00+00:00", "2026-01-01T09:15:00+00:00", "2026-01-01T09:45:00+00:00",
+            "2026-01-02T08:15:00+00:00",
+        ]),
     .init(
         name: "a range with a step", expression: "*-*-1..10/3 06:00", zone: "UTC", after: "2026-01-01T07:00:00Z",
-        expected: ["2026-01-04T06:00:00+00:00", "2026-01-07T06:00:00+00:00", "2026-01-10T06:00:00+00:00", "2026-02-01T06:00:00+00:00"]),
+        expected: [
+            "2026-01-04T06:00:00+00:00", "2026-01-07T06:00:00+00:00", "2026-01-10T06:00:00+00:00",
+            "2026-02-01T06:00:00+00:00",
+        ]),
     .init(
         name: "Christmas morning every year", expression: "*-12-25 08:00", zone: "Europe/Berlin",
         after: "2026-12-25T08:00:00+01:00", expected: ["2027-12-25T08:00:00+01:00", "2028-12-25T08:00:00+01:00"]),
@@ -168,7 +186,10 @@ let calendarCases: [ScheduleCase] = [
     .init(
         name: "a weekday range wraps around the week", expression: "Fri..Mon 10:00", zone: "UTC",
         after: "2026-11-19T00:00:00Z",
-        expected: ["2026-11-20T10:00:00+00:00", "2026-11-21T10:00:00+00:00", "2026-11-22T10:00:00+00:00", "2026-11-23T10:00:00+00:00", "2026-11-27T10:00:00+00:00"]),
+        expected: [
+            "2026-11-20T10:00:00+00:00", "2026-11-21T10:00:00+00:00", "2026-11-22T10:00:00+00:00",
+            "2026-11-23T10:00:00+00:00", "2026-11-27T10:00:00+00:00",
+        ]),
     .init(
         name: "year lists and ranges", expression: "2027,2029..2030-01-01 00:00", zone: "UTC",
         after: "2026-06-01T00:00:00Z",
@@ -181,9 +202,13 @@ let systemdFormCases: [ScheduleCase] = [
     .init(
         name: "the last day of February: the 28th, the 29th in leap years", expression: "*-02~01 07:00", zone: "UTC",
         after: "2026-01-01T00:00:00Z",
-        expected: ["2026-02-28T07:00:00+00:00", "2027-02-28T07:00:00+00:00", "2028-02-29T07:00:00+00:00", "2029-02-28T07:00:00+00:00"]),
+        expected: [
+            "2026-02-28T07:00:00+00:00", "2027-02-28T07:00:00+00:00", "2028-02-29T07:00:00+00:00",
+            "2029-02-28T07:00:00+00:00",
+        ]),
     .init(
-        name: "the day before the last of February, at midnight (a date without a time)", expression: "*-02~02", zone: "UTC",
+        name: "the day before the last of February, at midnight (a date without a time)", expression: "*-02~02",
+        zone: "UTC",
         after: "2026-01-01T00:00:00Z",
         expected: ["2026-02-27T00:00:00+00:00", "2027-02-27T00:00:00+00:00", "2028-02-28T00:00:00+00:00"]),
     .init(
@@ -192,23 +217,37 @@ let systemdFormCases: [ScheduleCase] = [
     .init(
         name: "the last day of every month, across Berlin's spring-forward month", expression: "*-*~01 09:00",
         zone: "Europe/Berlin", after: "2026-01-31T09:00:00+01:00",
-        expected: ["2026-02-28T09:00:00+01:00", "2026-03-31T09:00:00+02:00", "2026-04-30T09:00:00+02:00", "2026-05-31T09:00:00+02:00"]),
+        expected: [
+            "2026-02-28T09:00:00+01:00", "2026-03-31T09:00:00+02:00", "2026-04-30T09:00:00+02:00",
+            "2026-05-31T09:00:00+02:00",
+        ]),
     .init(
         name: "the last three days of each month, leap February included", expression: "*-*~03/1 18:00", zone: "UTC",
         after: "2028-02-01T00:00:00Z",
-        expected: ["2028-02-27T18:00:00+00:00", "2028-02-28T18:00:00+00:00", "2028-02-29T18:00:00+00:00", "2028-03-29T18:00:00+00:00"]),
+        expected: [
+            "2028-02-27T18:00:00+00:00", "2028-02-28T18:00:00+00:00", "2028-02-29T18:00:00+00:00",
+            "2028-03-29T18:00:00+00:00",
+        ]),
     .init(
         name: "the last Monday of May", expression: "Mon *-05~07/1 07:00", zone: "UTC", after: "2026-01-01T00:00:00Z",
         expected: ["2026-05-25T07:00:00+00:00", "2027-05-31T07:00:00+00:00", "2028-05-29T07:00:00+00:00"]),
     .init(
-        name: "the last Sunday of March at 02:30 in Berlin is in the gap: 03:30 CEST", expression: "Sun *-03~07/1 02:30",
-        zone: "Europe/Berlin", after: "2026-01-01T00:00:00Z", expected: ["2026-03-29T03:30:00+02:00", "2027-03-28T03:30:00+02:00"]),
+        name: "the last Sunday of March at 02:30 in Berlin is in the gap: 03:30 CEST",
+        expression: "Sun *-03~07/1 02:30",
+        zone: "Europe/Berlin", after: "2026-01-01T00:00:00Z",
+        expected: ["2026-03-29T03:30:00+02:00", "2027-03-28T03:30:00+02:00"]),
     .init(
-        name: "the last Sunday of October at 02:30 in Berlin rings at the first 02:30", expression: "Sun *-10~07/1 02:30",
-        zone: "Europe/Berlin", after: "2026-01-01T00:00:00Z", expected: ["2026-10-25T02:30:00+02:00", "2027-10-31T02:30:00+02:00"]),
+        name: "the last Sunday of October at 02:30 in Berlin rings at the first 02:30",
+        expression: "Sun *-10~07/1 02:30",
+        zone: "Europe/Berlin", after: "2026-01-01T00:00:00Z",
+        expected: ["2026-10-25T02:30:00+02:00", "2027-10-31T02:30:00+02:00"]),
     .init(
-        name: "the 29th to 31st skip February", expression: "*-*-29,30,31 08:00", zone: "UTC", after: "2027-01-31T09:00:00Z",
-        expected: ["2027-03-29T08:00:00+00:00", "2027-03-30T08:00:00+00:00", "2027-03-31T08:00:00+00:00", "2027-04-29T08:00:00+00:00"]),
+        name: "the 29th to 31st skip February", expression: "*-*-29,30,31 08:00", zone: "UTC",
+        after: "2027-01-31T09:00:00Z",
+        expected: [
+            "2027-03-29T08:00:00+00:00", "2027-03-30T08:00:00+00:00", "2027-03-31T08:00:00+00:00",
+            "2027-04-29T08:00:00+00:00",
+        ]),
     // Santiago springs forward at midnight: 2026-09-06 00:00 does not exist.
     .init(
         name: "daily (midnight) in Santiago on its spring-forward day rings at 01:00", expression: "daily",
@@ -244,16 +283,23 @@ let systemdFormCases: [ScheduleCase] = [
         name: "yearly, pinned to Tokyo", expression: "yearly Asia/Tokyo", zone: "UTC", after: "2026-11-20T00:00:00Z",
         expected: ["2027-01-01T00:00:00+09:00", "2028-01-01T00:00:00+09:00"]),
     .init(
-        name: "two-digit years are 2000..2069", expression: "27-01-01 06:00", zone: "UTC", after: "2026-11-20T00:00:00Z",
+        name: "two-digit years are 2000..2069", expression: "27-01-01 06:00", zone: "UTC",
+        after: "2026-11-20T00:00:00Z",
         expected: ["2027-01-01T06:00:00+00:00"]),
     // systemd 252 skips 02:00 and 13:00 of 1 January here (it carries hour 38 into the new year).
     .init(
         name: "a repetition past the day's end on New Year's Eve: 1 January starts afresh", expression: "2/18,13:00",
         zone: "Etc/GMT+5", after: "2025-12-31T19:00:00-05:00",
-        expected: ["2025-12-31T20:00:00-05:00", "2026-01-01T02:00:00-05:00", "2026-01-01T13:00:00-05:00", "2026-01-01T20:00:00-05:00"]),
+        expected: [
+            "2025-12-31T20:00:00-05:00", "2026-01-01T02:00:00-05:00", "2026-01-01T13:00:00-05:00",
+            "2026-01-01T20:00:00-05:00",
+        ]),
     .init(
         name: "a repetition with a range", expression: "*-*-* 2..7/2:00", zone: "UTC", after: "2026-11-20T00:00:00Z",
-        expected: ["2026-11-20T02:00:00+00:00", "2026-11-20T04:00:00+00:00", "2026-11-20T06:00:00+00:00", "2026-11-21T02:00:00+00:00"]),
+        expected: [
+            "2026-11-20T02:00:00+00:00", "2026-11-20T04:00:00+00:00", "2026-11-20T06:00:00+00:00",
+            "2026-11-21T02:00:00+00:00",
+        ]),
 ]
 
 @Suite("Schedule: DST gaps and overlaps in many zones")
@@ -325,7 +371,9 @@ struct ModeTests {
         let a = alarm.nextRing(after: after, systemZone: try Zones.zone(named: "Asia/Tokyo"))
         let b = alarm.nextRing(after: after, systemZone: try Zones.zone(named: "Europe/London"))
         #expect(a == b)
-        #expect(RFC3339.format(try #require(a), in: try Zones.zone(named: "America/New_York")) == "2026-03-08T03:30:00-04:00")
+        #expect(
+            RFC3339.format(try #require(a), in: try Zones.zone(named: "America/New_York"))
+                == "2026-03-08T03:30:00-04:00")
     }
 
     @Test("absolute instants ignore zones and DST, and ring once")
@@ -335,7 +383,9 @@ struct ModeTests {
         #expect(alarm.mode == .absolute)
         #expect(alarm.ringsOnce)
         for zone in ["America/New_York", "Pacific/Apia", "UTC"] {
-            #expect(alarm.nextRing(after: RFC3339.parse("2026-10-31T00:00:00Z")!, systemZone: try Zones.zone(named: zone)) == instant)
+            #expect(
+                alarm.nextRing(after: RFC3339.parse("2026-10-31T00:00:00Z")!, systemZone: try Zones.zone(named: zone))
+                    == instant)
         }
         #expect(alarm.nextRing(after: instant, systemZone: .utc) == nil)
     }

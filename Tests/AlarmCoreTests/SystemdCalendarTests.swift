@@ -13,14 +13,19 @@ struct SystemdCalendarTests {
     /// 2026-01-01T00:00:00Z: the instant the next elapses are counted from.
     static let base: Int64 = 1_767_225_600
     /// The system zones the batches run in (TZ), all without DST.
-    static let systemZones = ["UTC", "Asia/Kolkata", "Etc/GMT+5", "Asia/Kathmandu", "Pacific/Kiritimati", "America/Panama"]
+    static let systemZones = [
+        "UTC", "Asia/Kolkata", "Etc/GMT+5", "Asia/Kathmandu", "Pacific/Kiritimati", "America/Panama",
+    ]
     /// Zones written into expressions (pinned), also without DST.
-    static let pinnedZones = ["UTC", "Asia/Kolkata", "Etc/GMT+5", "Asia/Tokyo", "Africa/Nairobi", "Etc/GMT-14", "Etc/GMT+12", "Asia/Dubai"]
+    static let pinnedZones = [
+        "UTC", "Asia/Kolkata", "Etc/GMT+5", "Asia/Tokyo", "Africa/Nairobi", "Etc/GMT-14", "Etc/GMT+12", "Asia/Dubai",
+    ]
 
     @Test("1,800 generated expressions: same refusals, normal forms and next three instants as systemd")
     func generated() throws {
         // Another seed: CALENDAR_SEED=N swift test --filter SystemdCalendarTests (20 seeds agreed).
-        var generator = CalendarGenerator(seed: ProcessInfo.processInfo.environment["CALENDAR_SEED"].flatMap(UInt64.init) ?? 12)
+        var generator = CalendarGenerator(
+            seed: ProcessInfo.processInfo.environment["CALENDAR_SEED"].flatMap(UInt64.init) ?? 12)
         var expressions: [String] = []
         var seen = Set<String>()
         while expressions.count < 1_800 {
@@ -44,7 +49,8 @@ struct SystemdCalendarTests {
                     // We refuse what can never match; systemd takes it and never elapses.
                     let neverMatches = error.message.contains("never occurs") || error.message.contains("never matches")
                     if !(neverMatches && systemd.instants.isEmpty) {
-                        mismatches.append("[\(zoneName)] '\(text)': we refuse (\(error.message)), systemd: \(systemd.normalForm)")
+                        mismatches.append(
+                            "[\(zoneName)] '\(text)': we refuse (\(error.message)), systemd: \(systemd.normalForm)")
                     }
                     continue
                 }
@@ -60,27 +66,36 @@ struct SystemdCalendarTests {
                 if ours.description != systemd.normalForm {
                     mismatches.append("[\(zoneName)] '\(text)': normal form '\(ours)', systemd '\(systemd.normalForm)'")
                 }
-                let next = Schedule.upcoming(ours, after: Date(timeIntervalSince1970: TimeInterval(Self.base)), in: zone, count: 3)
-                    .map { Int64($0.timeIntervalSince1970) }
+                let next = Schedule.upcoming(
+                    ours, after: Date(timeIntervalSince1970: TimeInterval(Self.base)), in: zone, count: 3
+                )
+                .map { Int64($0.timeIntervalSince1970) }
                 if next.isEmpty { stats.never += 1 }
                 if Self.systemd252Skips(ours) {
                     // Each of systemd's elapses is one of ours, and it finds none before our first.
                     stats.carried += 1
-                    let ring = { (t: Int64) in Schedule.next(ours, after: Date(timeIntervalSince1970: TimeInterval(t - 1)), in: zone) }
+                    let ring = { (t: Int64) in
+                        Schedule.next(ours, after: Date(timeIntervalSince1970: TimeInterval(t - 1)), in: zone)
+                    }
                     let mine = systemd.instants.allSatisfy { ring($0).map { Int64($0.timeIntervalSince1970) } == $0 }
                     if !mine || (systemd.instants.first.map { next.first! > $0 } ?? !next.isEmpty) {
-                        mismatches.append("[\(zoneName)] '\(text)' (systemd 252 may skip): next \(next), systemd \(systemd.instants)")
+                        mismatches.append(
+                            "[\(zoneName)] '\(text)' (systemd 252 may skip): next \(next), systemd \(systemd.instants)")
                     }
                     continue
                 }
                 stats.instants += next.count
                 if next != systemd.instants {
-                    let show = { (xs: [Int64]) in xs.map { RFC3339.format(Date(timeIntervalSince1970: TimeInterval($0)), in: .utc) } }
+                    let show = { (xs: [Int64]) in
+                        xs.map { RFC3339.format(Date(timeIntervalSince1970: TimeInterval($0)), in: .utc) }
+                    }
                     mismatches.append("[\(zoneName)] '\(text)': next \(show(next)), systemd \(show(systemd.instants))")
                 }
             }
         }
-        #expect(mismatches.isEmpty, "\(mismatches.count) of \(expressions.count) differ:\n\(mismatches.prefix(40).joined(separator: "\n"))")
+        #expect(
+            mismatches.isEmpty,
+            "\(mismatches.count) of \(expressions.count) differ:\n\(mismatches.prefix(40).joined(separator: "\n"))")
         // The comparison has substance: most expressions parse and ring, and some are refused.
         #expect(stats.accepted >= 1_100, "\(stats)")
         #expect(stats.refused >= 100, "\(stats)")
@@ -94,8 +109,10 @@ struct SystemdCalendarTests {
     @Test("control characters are refused where systemd refuses them, with their place, in a message on one line")
     func controlCharacters() throws {
         let cases: [(text: String, column: Int, name: String)] = [
-            ("Mon 06:30\n", 10, "a line break"), ("Mon\t06:30", 4, "a tab"), ("\tdaily", 1, "a tab"), ("06:30\r", 6, "a line break"),
-            ("*-12-25\u{1B} 08:00", 8, "a control character (U+001B)"), ("07:00 UTC\u{85}", 10, "a control character (U+0085)"),
+            ("Mon 06:30\n", 10, "a line break"), ("Mon\t06:30", 4, "a tab"), ("\tdaily", 1, "a tab"),
+            ("06:30\r", 6, "a line break"),
+            ("*-12-25\u{1B} 08:00", 8, "a control character (U+001B)"),
+            ("07:00 UTC\u{85}", 10, "a control character (U+0085)"),
             ("Mon..Fri\u{0B}07:00", 9, "a control character (U+000B)"),
         ]
         for c in cases {
@@ -107,7 +124,9 @@ struct SystemdCalendarTests {
                 #expect(error.column == c.column, "\(error)")
                 #expect(error.message.contains("holds \(c.name)"), "\(error)")
                 let shown = error.description
-                #expect(!shown.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(shown.debugDescription)")
+                #expect(
+                    !shown.unicodeScalars.contains { $0.properties.generalCategory == .control },
+                    "\(shown.debugDescription)")
             }
         }
         // Spaces around and between words stay ours to take (systemd refuses them).
@@ -146,7 +165,8 @@ struct SystemdCalendarTests {
             .filter { $0.1 != nil }.map(\.0)
         #expect(
             Set(accepted) == [
-                "*-02-30 07:00", "*-04-31 07:00", "*-02,04-31 07:00", "Mon 2026-12-25 07:00", "2026-02-29 07:00", "00:00:01.5",
+                "*-02-30 07:00", "*-04-31 07:00", "*-02,04-31 07:00", "Mon 2026-12-25 07:00", "2026-02-29 07:00",
+                "00:00:01.5",
                 "*-*-* 07:00:00/0.5", "@1767225600",
             ])
     }
@@ -156,10 +176,14 @@ struct SystemdCalendarTests {
         let texts = [
             "Sat,Thu,Mon..Wed,Sat..Sun", "Mon,Sun 12-*-* 2,1:23", "Wed *-1", "Wed..Wed,Wed *-1", "Wed, 17:48",
             "Wed..Sat,Tue 12-10-15 1:2:3", "*-*-7 0:0:0", "10-15", "monday *-12-* 17:00", "Mon,Fri *-*-3,1,2 *:30:45",
-            "12,14,13,12:20,10,30", "mon,fri *-1/2-1,3 *:30:45", "03-05 08:05:40", "08:05:40", "05:40", "Sat,Sun 12-05 08:05:40",
-            "Sat,Sun 08:05:40", "2003-03-05 05:40", "2003-03-05", "03-05", "hourly", "daily", "monthly", "weekly", "minutely",
-            "quarterly", "semi-annually", "annually", "*:2/3", "2015-10-25 01:00:00 uTc", "9..11,13:00,30", "1..3-1..3 1..3:1..3",
-            "*-*~1 Utc", "*-*~05,3", "*-*~* 00:00:00", "Monday", "Monday *-*-*", "*-*-*", "*:*:0/20", "*-*-* 00:00:00/10",
+            "12,14,13,12:20,10,30", "mon,fri *-1/2-1,3 *:30:45", "03-05 08:05:40", "08:05:40", "05:40",
+            "Sat,Sun 12-05 08:05:40",
+            "Sat,Sun 08:05:40", "2003-03-05 05:40", "2003-03-05", "03-05", "hourly", "daily", "monthly", "weekly",
+            "minutely",
+            "quarterly", "semi-annually", "annually", "*:2/3", "2015-10-25 01:00:00 uTc", "9..11,13:00,30",
+            "1..3-1..3 1..3:1..3",
+            "*-*~1 Utc", "*-*~05,3", "*-*~* 00:00:00", "Monday", "Monday *-*-*", "*-*-*", "*:*:0/20",
+            "*-*-* 00:00:00/10",
             "2016-02~01 UTC", "Mon 2017-05~01..07 UTC", "Mon 2017-05~07/1 UTC", "*-*~01 09:00", "Mon *-05~07/1",
             "Thu,Fri 2012-*-1,5 11:12:13", "*:00/15", "*-*-* 06:30", "Mon..Fri 06:30", "Sat,Sun 09:00",
         ]
@@ -242,7 +266,9 @@ enum SystemdAnalyze {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: try executable())
         p.arguments = ["calendar", "--", text]
-        p.environment = ["TZ": "UTC", "PATH": "/usr/bin:/bin", "LC_ALL": "C", "SYSTEMD_COLORS": "0", "SYSTEMD_PAGER": ""]
+        p.environment = [
+            "TZ": "UTC", "PATH": "/usr/bin:/bin", "LC_ALL": "C", "SYSTEMD_COLORS": "0", "SYSTEMD_PAGER": "",
+        ]
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
@@ -277,7 +303,9 @@ enum SystemdAnalyze {
         let blocks = stdout.components(separatedBy: "\n\n").filter { $0.contains("Normalized form:") }
         let acceptedCount = texts.filter { !refused.contains($0) }.count
         guard blocks.count == acceptedCount else {
-            throw ToolError(description: "systemd-analyze printed \(blocks.count) results for \(acceptedCount) expressions:\n\(stderr)")
+            throw ToolError(
+                description:
+                    "systemd-analyze printed \(blocks.count) results for \(acceptedCount) expressions:\n\(stderr)")
         }
         var results: [Result?] = []
         var next = blocks.makeIterator()
@@ -292,13 +320,18 @@ enum SystemdAnalyze {
             var utc: [Int64] = []
             for raw in block.split(separator: "\n") {
                 let line = raw.trimmingCharacters(in: .whitespaces)
-                func value(_ key: String) -> String? { line.hasPrefix(key) ? String(line.dropFirst(key.count)).trimmingCharacters(in: .whitespaces) : nil }
+                func value(_ key: String) -> String? {
+                    line.hasPrefix(key) ? String(line.dropFirst(key.count)).trimmingCharacters(in: .whitespaces) : nil
+                }
                 if let original = value("Original form:"), original != text {
-                    throw ToolError(description: "systemd-analyze's results are out of step: '\(original)' for '\(text)'")
+                    throw ToolError(
+                        description: "systemd-analyze's results are out of step: '\(original)' for '\(text)'")
                 }
                 if let v = value("Normalized form:") { normal = v }
                 if let v = value("Next elapse:"), v != "never" { local.append(try instant(v)) }
-                if line.hasPrefix("Iter. #"), let colon = line.firstIndex(of: ":") { local.append(try instant(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))) }
+                if line.hasPrefix("Iter. #"), let colon = line.firstIndex(of: ":") {
+                    local.append(try instant(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+                }
                 if let v = value("(in UTC):") { utc.append(try instant(v)) }
             }
             // Elapses are shown in TZ, then again in UTC unless TZ is UTC.
@@ -310,7 +343,9 @@ enum SystemdAnalyze {
     /// `Thu 2026-01-01 00:00:01 UTC` (only read where the zone is UTC) as Unix seconds.
     static func instant(_ s: String) throws -> Int64 {
         let f = s.split(separator: " ")
-        guard f.count >= 3, let d = RFC3339.parse("\(f[1])T\(f[2])Z") else { throw ToolError(description: "unreadable elapse '\(s)'") }
+        guard f.count >= 3, let d = RFC3339.parse("\(f[1])T\(f[2])Z") else {
+            throw ToolError(description: "unreadable elapse '\(s)'")
+        }
         return Int64(d.timeIntervalSince1970)
     }
 }

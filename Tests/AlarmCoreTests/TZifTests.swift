@@ -88,7 +88,9 @@ struct TZifTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try run(try zicPath(), ["-b", "slim", "-d", dir, system.directory + "/tzdata.zi"])
         let slim = ZoneDatabase(directory: dir)
-        var zones = 0, instants = 0, fromFooter = 0
+        var zones = 0
+        var instants = 0
+        var fromFooter = 0
         var differences: [String] = []
         let (lo, hi) = (unix("1970-01-01T00:00:00Z"), unix("2037-12-31T00:00:00Z"))
         for id in system.identifiers() {
@@ -102,11 +104,14 @@ struct TZifTests {
                     instants += 1
                     if probe > tableEnd { fromFooter += 1 }
                     if fat.offset(atUnix: probe) != thin.offset(atUnix: probe) {
-                        differences.append("\(id) at \(probe): fat \(fat.offset(atUnix: probe)), slim \(thin.offset(atUnix: probe))")
+                        differences.append(
+                            "\(id) at \(probe): fat \(fat.offset(atUnix: probe)), slim \(thin.offset(atUnix: probe))")
                     }
                 }
                 if thin.nextTransition(afterUnix: t) != next {
-                    differences.append("\(id): next transition after \(t): fat \(next), slim \(thin.nextTransition(afterUnix: t).map(String.init) ?? "none")")
+                    differences.append(
+                        "\(id): next transition after \(t): fat \(next), slim \(thin.nextTransition(afterUnix: t).map(String.init) ?? "none")"
+                    )
                 }
                 t = next
             }
@@ -116,7 +121,9 @@ struct TZifTests {
         // kept UTC-6: the file itself disagrees with the fat one. Python's zoneinfo and zdump read
         // that slim file as we do (UTC-5 from 08:00:01), so the difference is zic's, not ours.
         let known = differences.filter { $0.hasPrefix("America/Ojinaga") && $0.contains("1667116801") }
-        print("TZif slim/fat: \(zones) zones, \(instants) instants, \(fromFooter) past the slim table, \(differences.count) differences (\(known.count) known zic slim-output issue)")
+        print(
+            "TZif slim/fat: \(zones) zones, \(instants) instants, \(fromFooter) past the slim table, \(differences.count) differences (\(known.count) known zic slim-output issue)"
+        )
         #expect(zones > 400)
         #expect(fromFooter > 10_000)
         #expect(differences.count == known.count, "\(differences.filter { !known.contains($0) }.prefix(10))")

@@ -40,7 +40,8 @@ struct ZoneCrossCheckTests {
         let out = try Self.python(script, cases.map { "\($0.0)|\($0.1)" }).split(separator: "\n").map { Int64($0)! }
         #expect(out.count == cases.count)
         for ((zone, wall, expected), py) in zip(cases, out) {
-            let ours = Zones.instantSeconds(forLocal: CivilTime(localSeconds: unix(wall + "Z")).localSeconds, in: try Zones.zone(named: zone))
+            let ours = Zones.instantSeconds(
+                forLocal: CivilTime(localSeconds: unix(wall + "Z")).localSeconds, in: try Zones.zone(named: zone))
             #expect(py == unix(expected), "Python: \(zone) \(wall)")
             #expect(ours == unix(expected), "ours: \(zone) \(wall)")
         }
@@ -50,7 +51,8 @@ struct ZoneCrossCheckTests {
     struct SplitMix {
         var generator: SplitMix64
         init(_ name: String) {
-            generator = SplitMix64(state: name.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 })
+            generator = SplitMix64(
+                state: name.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 })
         }
         mutating func next(below n: Int64) -> Int64 { Int64(generator.next() % UInt64(n)) }
     }
@@ -68,7 +70,10 @@ struct ZoneCrossCheckTests {
             instants += [next - 3600, next - 1, next, next + 1, next + 3600]
             let a = Int64(zone.offset(atUnix: next - 1))
             let b = Int64(zone.offset(atUnix: next))
-            walls += [next + a - 1, next + a, next + b - 1, next + b, next + (a + b) / 2, next + min(a, b) - 3600, next + max(a, b) + 3600]
+            walls += [
+                next + a - 1, next + a, next + b - 1, next + b, next + (a + b) / 2, next + min(a, b) - 3600,
+                next + max(a, b) + 3600,
+            ]
             t = next
         }
         var rng = SplitMix(zone.identifier)
@@ -133,7 +138,8 @@ struct ZoneCrossCheckTests {
         }
         var offsetDiffs: [String] = []
         var wallDiffs: [String] = []
-        var instantCount = 0, wallCount = 0
+        var instantCount = 0
+        var wallCount = 0
         for (zone, p) in zip(zones, probes) {
             for t in p.instants {
                 let py = Int(take(Int32.self))
@@ -143,7 +149,9 @@ struct ZoneCrossCheckTests {
             for w in p.walls {
                 let py = take(Int64.self)
                 let ours = Zones.instantSeconds(forLocal: w, in: zone)
-                if py != ours { wallDiffs.append("\(zone) wall \(CivilTime(localSeconds: w)): ours \(ours), Python \(py)") }
+                if py != ours {
+                    wallDiffs.append("\(zone) wall \(CivilTime(localSeconds: w)): ours \(ours), Python \(py)")
+                }
             }
             instantCount += p.instants.count
             wallCount += p.walls.count
@@ -161,7 +169,9 @@ struct ZoneCrossCheckTests {
         // The same names as Python's own listing of the tree.
         let listed = try Self.python("import zoneinfo\nprint('\\n'.join(sorted(zoneinfo.available_timezones())))", [])
         let pythonIDs = Set(listed.split(separator: "\n").map(String.init))
-        #expect(pythonIDs.subtracting(ids) == ["localtime"] || pythonIDs.subtracting(ids).isEmpty, "\(pythonIDs.subtracting(ids))")
+        #expect(
+            pythonIDs.subtracting(ids) == ["localtime"] || pythonIDs.subtracting(ids).isEmpty,
+            "\(pythonIDs.subtracting(ids))")
         #expect(Set(ids).subtracting(pythonIDs).isEmpty, "\(Set(ids).subtracting(pythonIDs))")
     }
 }

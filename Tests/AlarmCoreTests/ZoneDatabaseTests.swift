@@ -60,13 +60,16 @@ struct ZoneDatabaseTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let db = ZoneDatabase(directory: dir)
         for name in [
-            "", " ", "../\(URL(fileURLWithPath: dir).lastPathComponent)/Test/Zone", "Test/../Test/Zone", dir + "/Test/Zone",
+            "", " ", "../\(URL(fileURLWithPath: dir).lastPathComponent)/Test/Zone", "Test/../Test/Zone",
+            dir + "/Test/Zone",
             "/etc/localtime", "zone.tab", "tzdata.zi", "posixrules", "localtime", "right/Test/Zone", "posix/Test/Zone",
             "Test", "Test/", "Test//Zone", "./Test/Zone", "Test/Zone\0", "Nowhere/City", "Europe/Berlin",
         ] {
             #expect(throws: ZoneError.unknown(name), "'\(name)'") { try db.zone(named: name) }
         }
-        #expect("\(ZoneError.unknown("x"))" == "unknown time zone 'x': use an IANA name such as Europe/Berlin or America/New_York, or UTC")
+        #expect(
+            "\(ZoneError.unknown("x"))"
+                == "unknown time zone 'x': use an IANA name such as Europe/Berlin or America/New_York, or UTC")
     }
 
     @Test("identifiers() lists the TZif files only, without posix/, right/, posixrules and localtime")

@@ -29,14 +29,18 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
     let stderr = err.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
     guard p.terminationStatus == 0 else {
-        throw ToolError(description: "\(executable) \(arguments.joined(separator: " ")) exited \(p.terminationStatus): \(String(decoding: stderr, as: UTF8.self))")
+        throw ToolError(
+            description:
+                "\(executable) \(arguments.joined(separator: " ")) exited \(p.terminationStatus): \(String(decoding: stderr, as: UTF8.self))"
+        )
     }
     return String(decoding: stdout, as: UTF8.self)
 }
 
 /// The tz compiler: Debian ships it in libc-bin as /usr/sbin/zic.
 func zicPath() throws -> String {
-    for dir in ["/usr/sbin", "/usr/bin", "/sbin", "/bin"] where FileManager.default.isExecutableFile(atPath: dir + "/zic") {
+    for dir in ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+    where FileManager.default.isExecutableFile(atPath: dir + "/zic") {
         return dir + "/zic"
     }
     throw ToolError(description: "zic not found: install libc-bin (it ships /usr/sbin/zic)")

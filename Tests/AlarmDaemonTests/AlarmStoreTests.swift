@@ -24,7 +24,9 @@ func daily(_ id: String, _ time: String = "07:00", label: String? = nil) throws 
     @Test func addedAlarmsAreStoredAsAJSONArrayInTheListFormat() throws {
         let dir = try stateDirectory()
         let store = AlarmStore(stateDir: dir)
-        let berlin = Alarm(id: "work", trigger: .calendar(try CalendarExpression("Mon..Fri 06:30 Europe/Berlin")), label: "work", sound: "birds.wav")
+        let berlin = Alarm(
+            id: "work", trigger: .calendar(try CalendarExpression("Mon..Fri 06:30 Europe/Berlin")), label: "work",
+            sound: "birds.wav")
         let timer = Alarm(id: "tea", trigger: .instant(Date(timeIntervalSince1970: 1_800_000_000)))
         try store.add(berlin)
         try store.add(timer)
@@ -135,7 +137,8 @@ func daily(_ id: String, _ time: String = "07:00", label: String? = nil) throws 
             try store.load()
         } throws: { error in
             guard let e = error as? StoreError else { return false }
-            return e.path == path && e.description.contains("cannot read the alarms") && e.description.contains("left as it is")
+            return e.path == path && e.description.contains("cannot read the alarms")
+                && e.description.contains("left as it is")
         }
         #expect(throws: StoreError.self) { try store.add(try daily("b")) }
         #expect(throws: StoreError.self) { try store.removeAll() }
@@ -144,7 +147,8 @@ func daily(_ id: String, _ time: String = "07:00", label: String? = nil) throws 
 
     @Test func anUnknownZoneOrExpressionNamesWhere() throws {
         let dir = try stateDirectory()
-        try Data("[{\"id\": \"a\", \"expression\": \"07:00\", \"zone\": \"Mars/Olympus\"}]".utf8).write(to: URL(fileURLWithPath: dir + "/alarms.json"))
+        try Data("[{\"id\": \"a\", \"expression\": \"07:00\", \"zone\": \"Mars/Olympus\"}]".utf8).write(
+            to: URL(fileURLWithPath: dir + "/alarms.json"))
         #expect {
             try AlarmStore(stateDir: dir).load()
         } throws: { error in
@@ -169,7 +173,8 @@ func daily(_ id: String, _ time: String = "07:00", label: String? = nil) throws 
         let store = AlarmStore(stateDir: dir)
         try store.add(try daily("a"))
         try store.add(try daily("b"))
-        let backup = try JSONDecoder().decode([Alarm].self, from: Data(contentsOf: URL(fileURLWithPath: store.backupPath)))
+        let backup = try JSONDecoder().decode(
+            [Alarm].self, from: Data(contentsOf: URL(fileURLWithPath: store.backupPath)))
         #expect(backup == [try daily("a")])
     }
 
@@ -200,7 +205,9 @@ func daily(_ id: String, _ time: String = "07:00", label: String? = nil) throws 
         let dir = try stateDirectory()
         let file = StateFile(stateDir: dir)
         #expect(try file.load() == nil)
-        let s = EngineState(ring: .idle, marks: ["a": Date(timeIntervalSince1970: 1_800_000_000.123456)], processedThrough: Date(timeIntervalSince1970: 1_800_000_001.5))
+        let s = EngineState(
+            ring: .idle, marks: ["a": Date(timeIntervalSince1970: 1_800_000_000.123456)],
+            processedThrough: Date(timeIntervalSince1970: 1_800_000_001.5))
         try file.save(s)
         #expect(try file.load() == s)
     }
@@ -223,8 +230,10 @@ func daily(_ id: String, _ time: String = "07:00", label: String? = nil) throws 
 @Suite struct HistoryLogTests {
     func entry(_ id: String, _ seconds: Double, _ outcome: RingOutcome = .stopped) -> HistoryEntry {
         HistoryEntry(
-            alarm: id, scheduled: Date(timeIntervalSince1970: seconds), started: Date(timeIntervalSince1970: seconds + 0.25),
-            ended: Date(timeIntervalSince1970: seconds + 60), outcome: outcome, sound: "default", reason: nil, late: false,
+            alarm: id, scheduled: Date(timeIntervalSince1970: seconds),
+            started: Date(timeIntervalSince1970: seconds + 0.25),
+            ended: Date(timeIntervalSince1970: seconds + 60), outcome: outcome, sound: "default", reason: nil,
+            late: false,
             zone: Zone(identifier: "Europe/Berlin")!)
     }
 

@@ -28,13 +28,17 @@ struct ConfigurationTests {
     @Test("every setting the parser knows is in alarm.conf(5) and in the example config")
     func everyKeyIsDocumented() throws {
         var message = ""
-        do { _ = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("no_such_key = 1\n")]) } catch { message = "\(error)" }
-        let list = try #require(message.range(of: "(known: ").map { message[$0.upperBound...] }, "no list of keys in: \(message)")
+        do { _ = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("no_such_key = 1\n")]) } catch {
+            message = "\(error)"
+        }
+        let list = try #require(
+            message.range(of: "(known: ").map { message[$0.upperBound...] }, "no list of keys in: \(message)")
         let keys = list.prefix { $0 != ")" }.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(keys.count >= 25, "\(keys)")
         // The checkout: where this file was compiled, else the working directory (the arm64 suite
         // is compiled in a root where the checkout is /src, and run from the checkout).
-        var repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        var repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         if !FileManager.default.fileExists(atPath: repo.appendingPathComponent("man/alarm.conf.5").path) {
             repo = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         }
@@ -49,7 +53,9 @@ struct ConfigurationTests {
     @Test("a flag beats the environment, which beats the file")
     func precedence() throws {
         let file = try tempFile("device = hw:1\nstate_dir = /from/file\nsnooze = 5m # short\n")
-        let env = ["ALARM_CONFIG": file, "ALARM_STATE_DIR": "/from/env", "ALARM_DEVICE": "pulse", "ALARM_SOUNDS_DIR": "/a:/b"]
+        let env = [
+            "ALARM_CONFIG": file, "ALARM_STATE_DIR": "/from/env", "ALARM_DEVICE": "pulse", "ALARM_SOUNDS_DIR": "/a:/b",
+        ]
         let c = try Configuration.resolve(flags: .init(device: "plughw:0,0"), environment: env)
         #expect(c.device == "plughw:0,0")
         #expect(c.stateDir == "/from/env")
@@ -66,8 +72,10 @@ struct ConfigurationTests {
         let file = try tempFile("holidays = feiertage.ics\n")
         let dir = (file as NSString).deletingLastPathComponent
         #expect(try Configuration.resolve(environment: ["ALARM_CONFIG": file]).holidays == dir + "/feiertage.ics")
-        #expect(try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("holidays = /etc/alarm/holidays.txt")]).holidays
-            == "/etc/alarm/holidays.txt")
+        #expect(
+            try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("holidays = /etc/alarm/holidays.txt")])
+                .holidays
+                == "/etc/alarm/holidays.txt")
     }
 
     @Test("a holidays file that cannot be used is a problem naming the file, the line and the reason")
@@ -79,7 +87,9 @@ struct ConfigurationTests {
         do { _ = try HolidaysFile.load(bad) } catch {
             #expect("\(error)" == "holidays file \(bad): line 2: '2026-02-31' is not a date: February 2026 has 28 days")
         }
-        do { _ = try HolidaysFile.load("/nonexistent/holidays.ics") } catch { #expect("\(error)".contains("does not exist")) }
+        do { _ = try HolidaysFile.load("/nonexistent/holidays.ics") } catch {
+            #expect("\(error)".contains("does not exist"))
+        }
     }
 
     @Test("mixer_floor and mixer_control: 50 % and the card's first control by default; 0 turns the floor off")
@@ -87,17 +97,23 @@ struct ConfigurationTests {
         let d = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("")])
         #expect(d.mixerFloor == 50)
         #expect(d.mixerControl == nil)
-        let c = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("mixer_floor = 70%\nmixer_control = Speaker\n")])
+        let c = try Configuration.resolve(environment: [
+            "ALARM_CONFIG": try tempFile("mixer_floor = 70%\nmixer_control = Speaker\n")
+        ])
         #expect(c.mixerFloor == 70)
         #expect(c.mixerControl == "Speaker")
-        #expect(try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("mixer-floor = 0")]).mixerFloor == 0)
-        #expect(try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("mixer_floor = 35 %")]).mixerFloor == 35)
+        #expect(
+            try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("mixer-floor = 0")]).mixerFloor == 0)
+        #expect(
+            try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("mixer_floor = 35 %")]).mixerFloor
+                == 35)
         for bad in ["101", "-1", "half", "50.5"] {
             let path = try tempFile("mixer_floor = \(bad)")
             #expect {
                 try Configuration.resolve(environment: ["ALARM_CONFIG": path])
             } throws: { error in
-                "\(error)".contains("line 1: mixer_floor must be a whole percentage 0..100 (0 turns the floor off), found '\(bad)'")
+                "\(error)".contains(
+                    "line 1: mixer_floor must be a whole percentage 0..100 (0 turns the floor off), found '\(bad)'")
             }
         }
     }
@@ -127,34 +143,52 @@ struct ConfigurationTests {
         let defaults = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("")])
         #expect(defaults.preflight == 600 && defaults.fallbackCommand == nil)
         #expect(defaults.mixerFloor == 50 && defaults.mixerControl == nil)
-        let c = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile(
-            "preflight = 5s\nfallback_command = /usr/local/bin/buzz --pin=17 >> /var/lib/alarm/buzz.log\nmixer_floor = 30 %\nmixer_control = Speaker\n")])
+        let c = try Configuration.resolve(environment: [
+            "ALARM_CONFIG": try tempFile(
+                "preflight = 5s\nfallback_command = /usr/local/bin/buzz --pin=17 >> /var/lib/alarm/buzz.log\nmixer_floor = 30 %\nmixer_control = Speaker\n"
+            )
+        ])
         #expect(c.preflight == 5)
         #expect(c.fallbackCommand == "/usr/local/bin/buzz --pin=17 >> /var/lib/alarm/buzz.log")
         #expect(c.mixerFloor == 30 && c.mixerControl == "Speaker")
-        #expect(try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("preflight = 0\nmixer_floor = 0")]).preflight == 0)
-        for (text, fragment) in [("preflight = soon", "preflight: invalid duration"), ("mixer_floor = 120", "mixer_floor must be")] {
+        #expect(
+            try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("preflight = 0\nmixer_floor = 0")])
+                .preflight == 0)
+        for (text, fragment) in [
+            ("preflight = soon", "preflight: invalid duration"), ("mixer_floor = 120", "mixer_floor must be"),
+        ] {
             let path = try tempFile(text)
-            #expect { try Configuration.resolve(environment: ["ALARM_CONFIG": path]) } throws: { "\($0)".contains(fragment) }
+            #expect { try Configuration.resolve(environment: ["ALARM_CONFIG": path]) } throws: {
+                "\($0)".contains(fragment)
+            }
         }
     }
 
-    @Test("alarm-web keys: web_hosts (names, commas or blanks), web_connections_per_address (16), web_connections (512)")
+    @Test(
+        "alarm-web keys: web_hosts (names, commas or blanks), web_connections_per_address (16), web_connections (512)")
     func webKeys() throws {
         let defaults = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("")])
         #expect(defaults.webHosts.isEmpty && defaults.webConnectionsPerAddress == 16 && defaults.webConnections == 512)
-        let d = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile(
-            "web_hosts = clock.example.net, clock.lan\nweb_connections_per_address = 64\nweb_connections = 2000\n")])
+        let d = try Configuration.resolve(environment: [
+            "ALARM_CONFIG": try tempFile(
+                "web_hosts = clock.example.net, clock.lan\nweb_connections_per_address = 64\nweb_connections = 2000\n")
+        ])
         #expect(d.webHosts == ["clock.example.net", "clock.lan"])
         #expect(d.webConnectionsPerAddress == 64 && d.webConnections == 2000)
-        for (text, fragment) in [("web_hosts = evil/path", "web_hosts: 'evil/path'"), ("web_connections = 0", "web_connections: '0'"),
-                                 ("web_connections_per_address = many", "web_connections_per_address: 'many'")] {
+        for (text, fragment) in [
+            ("web_hosts = evil/path", "web_hosts: 'evil/path'"), ("web_connections = 0", "web_connections: '0'"),
+            ("web_connections_per_address = many", "web_connections_per_address: 'many'"),
+        ] {
             let path = try tempFile(text)
-            #expect { try Configuration.resolve(environment: ["ALARM_CONFIG": path]) } throws: { "\($0)".contains(fragment) }
+            #expect { try Configuration.resolve(environment: ["ALARM_CONFIG": path]) } throws: {
+                "\($0)".contains(fragment)
+            }
         }
     }
 
-    @Test("issue #13 keys: hooks_dir (ALARM_HOOKS_DIR beats it), hook_timeout (10 s by default, a duration); the event log's path")
+    @Test(
+        "issue #13 keys: hooks_dir (ALARM_HOOKS_DIR beats it), hook_timeout (10 s by default, a duration); the event log's path"
+    )
     func hookKeys() throws {
         let defaults = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("")])
         #expect(defaults.hooksDir == "/etc/alarm/hooks.d" && defaults.hookTimeout == 10)
@@ -162,10 +196,17 @@ struct ConfigurationTests {
         let file = try tempFile("hooks_dir = /srv/hooks\nhook_timeout = 1m30s\n")
         let c = try Configuration.resolve(environment: ["ALARM_CONFIG": file])
         #expect(c.hooksDir == "/srv/hooks" && c.hookTimeout == 90)
-        #expect(try Configuration.resolve(environment: ["ALARM_CONFIG": file, "ALARM_HOOKS_DIR": "/tmp/h"]).hooksDir == "/tmp/h")
-        for (text, fragment) in [("hook_timeout = 0s", "hook_timeout: invalid duration '0s'"), ("hook_timeout = soon", "hook_timeout: invalid duration")] {
+        #expect(
+            try Configuration.resolve(environment: ["ALARM_CONFIG": file, "ALARM_HOOKS_DIR": "/tmp/h"]).hooksDir
+                == "/tmp/h")
+        for (text, fragment) in [
+            ("hook_timeout = 0s", "hook_timeout: invalid duration '0s'"),
+            ("hook_timeout = soon", "hook_timeout: invalid duration"),
+        ] {
             let path = try tempFile(text)
-            #expect { try Configuration.resolve(environment: ["ALARM_CONFIG": path]) } throws: { "\($0)".contains(fragment) }
+            #expect { try Configuration.resolve(environment: ["ALARM_CONFIG": path]) } throws: {
+                "\($0)".contains(fragment)
+            }
         }
     }
 
@@ -175,13 +216,19 @@ struct ConfigurationTests {
         #expect(d.volumeFrom == 0)
         #expect(d.maxSnoozes == .unlimited)
         #expect(d.whenIgnored == .snooze)
-        let c = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("volume_from = 20%\nmax_snoozes = 3\nwhen_ignored = silence\n")])
+        let c = try Configuration.resolve(environment: [
+            "ALARM_CONFIG": try tempFile("volume_from = 20%\nmax_snoozes = 3\nwhen_ignored = silence\n")
+        ])
         #expect(c.volumeFrom == 20)
         #expect(c.maxSnoozes == .limited(3))
         #expect(c.whenIgnored == .silence)
-        #expect(try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("max_snoozes = unlimited\n")]).maxSnoozes == .unlimited)
+        #expect(
+            try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("max_snoozes = unlimited\n")])
+                .maxSnoozes == .unlimited)
         for bad in ["max_snoozes = many", "when_ignored = stop", "volume_from = 120"] {
-            #expect(throws: ConfigurationError.self, "\(bad)") { try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile(bad + "\n")]) }
+            #expect(throws: ConfigurationError.self, "\(bad)") {
+                try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile(bad + "\n")])
+            }
         }
     }
 }

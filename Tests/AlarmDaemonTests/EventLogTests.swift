@@ -16,12 +16,16 @@ struct EventLogTests {
     }
 
     func event(_ n: Int, label: String? = nil) -> AlarmEvent {
-        AlarmEvent("ringing", at: Date(timeIntervalSince1970: 1_800_000_000 + Double(n)), alarm: "a\(n)", label: label,
-                   scheduled: Date(timeIntervalSince1970: 1_800_000_000), sound: "default", timeZone: .utc)
+        AlarmEvent(
+            "ringing", at: Date(timeIntervalSince1970: 1_800_000_000 + Double(n)), alarm: "a\(n)", label: label,
+            scheduled: Date(timeIntervalSince1970: 1_800_000_000), sound: "default", timeZone: .utc)
     }
 
     /// Reads from `follower` whenever inotify says so, until `done` holds or `timeout` passes.
-    func collect(_ follower: EventFollower, timeout: Double = 10, into lines: inout [EventLine], until done: ([EventLine]) -> Bool) throws {
+    func collect(
+        _ follower: EventFollower, timeout: Double = 10, into lines: inout [EventLine],
+        until done: ([EventLine]) -> Bool
+    ) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while !done(lines), Date() < deadline {
             var p = pollfd(fd: follower.descriptor, events: Int16(POLLIN), revents: 0)
@@ -32,7 +36,9 @@ struct EventLogTests {
 
     func seqs(_ lines: [EventLine]) -> [Int] { lines.compactMap(\.seq) }
 
-    @Test("lines get seq 1, 2, 3 …, one JSON object each; the file is 0640; a new log on the same file goes on from the last seq")
+    @Test(
+        "lines get seq 1, 2, 3 …, one JSON object each; the file is 0640; a new log on the same file goes on from the last seq"
+    )
     func seqAcrossRestarts() throws {
         let dir = try runtimeDir()
         let log = EventLog(path: dir + "/events.jsonl")
@@ -63,7 +69,9 @@ struct EventLogTests {
         #expect(all[4].seq == 4 && all[4].event?.alarm == "a4")
     }
 
-    @Test("rotation: past maxBytes the log moves to events.jsonl.1 and a new one starts; seq goes on; a reader misses nothing")
+    @Test(
+        "rotation: past maxBytes the log moves to events.jsonl.1 and a new one starts; seq goes on; a reader misses nothing"
+    )
     func rotation() throws {
         let dir = try runtimeDir()
         let log = EventLog(path: dir + "/events.jsonl", maxBytes: 4096)
@@ -72,7 +80,8 @@ struct EventLogTests {
         let size = try #require(try FileManager.default.attributesOfItem(atPath: log.path)[.size] as? Int)
         #expect(size <= 4096)
         #expect(FileManager.default.fileExists(atPath: log.path + ".1"))
-        let rotated = try EventFollower.lines(of: log.path + ".1"), current = try EventFollower.lines(of: log.path)
+        let rotated = try EventFollower.lines(of: log.path + ".1")
+        let current = try EventFollower.lines(of: log.path)
         #expect(seqs(rotated + current) == Array((seqs(rotated).first ?? 0)...100))
         #expect(EventLog(path: log.path).lastSeq == 100)
         // The follower fell many rotations behind here (a single thread wrote all of it): what
@@ -101,14 +110,19 @@ struct EventLogTests {
             n += 1
             try log.append([event(n)])
             let now = try FileManager.default.attributesOfItem(atPath: log.path)[.systemFileNumber] as? Int
-            if now != last { rotations += 1; last = now }
+            if now != last {
+                rotations += 1
+                last = now
+            }
         }
         try log.append([event(n + 1)])
         try collect(follower, into: &lines) { seqs($0).last == n + 1 }
         #expect(seqs(lines) == Array(6...(n + 1)))
     }
 
-    @Test("a writer thread with many rotations and a follower started in the middle: every line after the start, once, in order")
+    @Test(
+        "a writer thread with many rotations and a follower started in the middle: every line after the start, once, in order"
+    )
     func concurrentWriter() throws {
         let dir = try runtimeDir()
         let path = dir + "/events.jsonl"
@@ -136,12 +150,16 @@ struct EventLogTests {
         try collect(follower, timeout: 60, into: &lines) { seqs($0).last == total }
         let got = seqs(lines)
         #expect(got.last == total)
-        #expect(got.first.map { $0 <= startedAfter + 1 } == true, "the first line after its start is \(startedAfter + 1); it began at \(got.first ?? -1)")
+        #expect(
+            got.first.map { $0 <= startedAfter + 1 } == true,
+            "the first line after its start is \(startedAfter + 1); it began at \(got.first ?? -1)")
         #expect(got == Array((got.first ?? 0)...total), "a gap or a line twice")
         #expect(lines.allSatisfy { $0.event != nil })
     }
 
-    @Test("no log yet, then its directory and the log appear: read from the first line; the directory removed and made again: the new log from its start")
+    @Test(
+        "no log yet, then its directory and the log appear: read from the first line; the directory removed and made again: the new log from its start"
+    )
     func directoryComesAndGoes() throws {
         let dir = try runtimeDir()
         try FileManager.default.removeItem(atPath: dir)

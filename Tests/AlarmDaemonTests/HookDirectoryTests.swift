@@ -7,11 +7,13 @@ import Testing
 /// Issue #13: which files of hooks.d run, and what they find in their environment.
 @Suite("HookDirectory (issue #13)")
 struct HookDirectoryTests {
-    @Test("executables run in the order of their names; hidden, backup, package-manager and non-executable files do not")
+    @Test(
+        "executables run in the order of their names; hidden, backup, package-manager and non-executable files do not")
     func listing() throws {
         let dir = try stateDirectory()
         for (name, mode) in [
-            ("20-mqtt.py", 0o755), ("10-lights", 0o755), (".hidden", 0o755), ("30-old~", 0o755), ("40-x.dpkg-old", 0o755),
+            ("20-mqtt.py", 0o755), ("10-lights", 0o755), (".hidden", 0o755), ("30-old~", 0o755),
+            ("40-x.dpkg-old", 0o755),
             ("50-notes.txt", 0o644), ("60-x.disabled", 0o755),
         ] {
             try "#!/bin/sh\n".write(toFile: dir + "/" + name, atomically: true, encoding: .utf8)
@@ -28,9 +30,13 @@ struct HookDirectoryTests {
     @Test("the environment: the runner's own, the event's ALARM_* (empty where they do not apply), a PATH")
     func environment() throws {
         let e = AlarmEvent(
-            "ringing", at: Date(timeIntervalSince1970: 1_800_000_000.5), alarm: "wake", label: "Work", scheduled: Date(timeIntervalSince1970: 1_800_000_000),
+            "ringing", at: Date(timeIntervalSince1970: 1_800_000_000.5), alarm: "wake", label: "Work",
+            scheduled: Date(timeIntervalSince1970: 1_800_000_000),
             sound: "birds.wav", timeZone: Zone(secondsFromGMT: 3600))
-        let env = HookDirectory.environment(for: e, seq: 12, base: ["HOME": "/var/lib/alarm", "ALARM_ID": "stale", "NOTIFY_SOCKET": "/run/systemd/notify"], runtimeDir: "/run/alarm")
+        let env = HookDirectory.environment(
+            for: e, seq: 12,
+            base: ["HOME": "/var/lib/alarm", "ALARM_ID": "stale", "NOTIFY_SOCKET": "/run/systemd/notify"],
+            runtimeDir: "/run/alarm")
         #expect(env["HOME"] == "/var/lib/alarm")
         #expect(env["NOTIFY_SOCKET"] == nil, "systemd's socket is the runner's, not the hook's")
         #expect(env["PATH"] != nil)
@@ -43,7 +49,8 @@ struct HookDirectoryTests {
         #expect(env["ALARM_SEQ"] == "12")
         #expect(env["ALARM_RUNTIME_DIR"] == "/run/alarm")
         let clock = HookDirectory.environment(
-            for: AlarmEvent("clock-changed", at: Date(), timeZone: .utc), seq: 13, base: ["PATH": "/bin"], runtimeDir: "/r")
+            for: AlarmEvent("clock-changed", at: Date(), timeZone: .utc), seq: 13, base: ["PATH": "/bin"],
+            runtimeDir: "/r")
         #expect(clock["ALARM_ID"] == "" && clock["ALARM_LABEL"] == "" && clock["ALARM_SCHEDULED"] == "")
         #expect(clock["PATH"] == "/bin")
     }

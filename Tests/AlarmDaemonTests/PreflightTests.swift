@@ -22,14 +22,17 @@ struct PreflightTests {
         func deviceChain(configured: String) -> [String] { [configured] + chain.filter { $0 != configured } }
         func probeDevice(_ device: String, channels: Int, rate: Int) -> CheckFacts.Device {
             probed.append((device, channels, rate))
-            return .init(name: device, result: devices[device] ?? .fails("snd_pcm_open failed: No such file or directory"))
+            return .init(
+                name: device, result: devices[device] ?? .fails("snd_pcm_open failed: No such file or directory"))
         }
         func mixer(card: CheckFacts.Device.Card, control: String?) -> CheckFacts.Mixer {
             mixerAsked.append((card.index, control))
             return mixers[card.index] ?? .none("card '\(card.name)' has no playback volume control: nothing to check")
         }
         func clock() -> CheckFacts.Clock { clockFacts }
-        func storage(_ directory: String) -> CheckFacts.Storage { .init(directory: directory, writable: writable, freeBytes: free) }
+        func storage(_ directory: String) -> CheckFacts.Storage {
+            .init(directory: directory, writable: writable, freeBytes: free)
+        }
         func sound(_ name: String?) -> (facts: CheckFacts.Sound, channels: Int, rate: Int) {
             guard let name else { return (.defaultTone, 1, 48_000) }
             if let s = sounds[name] { return (s.0, s.1, s.2) }
@@ -70,7 +73,8 @@ struct PreflightTests {
     @Test("all is well: every check ok, in the documented order, verdict ok")
     func allOK() throws {
         let p = healthy()
-        let r = Preflight(config: config(), probes: p).report(.alarm(try work(sound: "chime.wav"), at: ring), daemon: running(), system: system, now: now)
+        let r = Preflight(config: config(), probes: p).report(
+            .alarm(try work(sound: "chime.wav"), at: ring), daemon: running(), system: system, now: now)
         #expect(r.checks.map(\.name) == ["daemon", "sound", "device", "mixer", "clock", "zone", "storage"])
         #expect(r.checks.allSatisfy { $0.status == .ok }, "\(r.checks)")
         #expect(r.verdict == .ok && r.alarm == "work" && r.at == ring)
@@ -84,10 +88,13 @@ struct PreflightTests {
     @Test("a sound that will not play: a warning (the default tone rings), exit 1")
     func missingSound() throws {
         let p = healthy()
-        let r = Preflight(config: config(), probes: p).report(.alarm(try work(sound: "gone.wav"), at: ring), daemon: running(), system: system, now: now)
+        let r = Preflight(config: config(), probes: p).report(
+            .alarm(try work(sound: "gone.wav"), at: ring), daemon: running(), system: system, now: now)
         #expect(r["sound"]?.status == .warning)
         #expect(r.verdict == .warning && r.verdict.exitCode == 1)
-        #expect(p.probed.first.map { ($0.1, $0.2) } ?? (0, 0) == (1, 48_000), "the default tone's format is what will be opened")
+        #expect(
+            p.probed.first.map { ($0.1, $0.2) } ?? (0, 0) == (1, 48_000),
+            "the default tone's format is what will be opened")
     }
 
     @Test("the configured device gone, 'default' opens: warning, and the mixer of the card that will play")
@@ -96,7 +103,8 @@ struct PreflightTests {
         p.devices["hw:1"] = .fails("snd_pcm_open failed: No such device")
         p.devices["default"] = .opens(card: .init(index: 0, name: "vc4hdmi"))
         p.mixers[0] = .reading(control: "PCM", card: "vc4hdmi", percent: 100, muted: false)
-        let r = Preflight(config: config(control: "PCM"), probes: p).report(.alarm(try work(), at: ring), daemon: running(), system: system, now: now)
+        let r = Preflight(config: config(control: "PCM"), probes: p).report(
+            .alarm(try work(), at: ring), daemon: running(), system: system, now: now)
         #expect(r["device"]?.status == .warning)
         #expect(r["device"]?.message.contains("'default' of the chain will be used (card 0 'vc4hdmi')") == true)
         #expect(p.probed.map(\.0) == ["hw:1", "default"])
@@ -108,7 +116,8 @@ struct PreflightTests {
     func noDevice() throws {
         let p = healthy()
         p.devices = [:]
-        let r = Preflight(config: config(), probes: p).report(.alarm(try work(), at: ring), daemon: running(), system: system, now: now)
+        let r = Preflight(config: config(), probes: p).report(
+            .alarm(try work(), at: ring), daemon: running(), system: system, now: now)
         #expect(r["device"]?.status == .fail)
         #expect(p.probed.map(\.0) == ["hw:1", "default", "plughw:0,0"])
         #expect(p.mixerAsked.isEmpty && r["mixer"]?.status == .ok)
@@ -119,10 +128,12 @@ struct PreflightTests {
     func mutedMixer() throws {
         let p = healthy()
         p.mixers[1] = .reading(control: "Headphone", card: "Headphones", percent: 12, muted: true)
-        let on = Preflight(config: config(floor: 50), probes: p).report(.alarm(try work(), at: ring), daemon: running(), system: system, now: now)
+        let on = Preflight(config: config(floor: 50), probes: p).report(
+            .alarm(try work(), at: ring), daemon: running(), system: system, now: now)
         #expect(on["mixer"]?.status == .warning && on.verdict == .warning)
         #expect(on["mixer"]?.message.contains("will be raised to 50 %") == true)
-        let off = Preflight(config: config(floor: 0), probes: p).report(.alarm(try work(), at: ring), daemon: running(), system: system, now: now)
+        let off = Preflight(config: config(floor: 0), probes: p).report(
+            .alarm(try work(), at: ring), daemon: running(), system: system, now: now)
         #expect(off["mixer"]?.status == .fail && off.verdict == .fail)
     }
 
@@ -130,8 +141,11 @@ struct PreflightTests {
     func notACard() throws {
         let p = healthy()
         p.devices["pulse"] = .opens(card: nil)
-        let r = Preflight(config: config(device: "pulse"), probes: p).report(.alarm(try work(), at: ring), daemon: running(), system: system, now: now)
-        #expect(r["mixer"] == Check("mixer", .ok, "'pulse' is not a sound card of its own: there is no card mixer to check"))
+        let r = Preflight(config: config(device: "pulse"), probes: p).report(
+            .alarm(try work(), at: ring), daemon: running(), system: system, now: now)
+        #expect(
+            r["mixer"] == Check("mixer", .ok, "'pulse' is not a sound card of its own: there is no card mixer to check")
+        )
         #expect(p.mixerAsked.isEmpty)
     }
 
@@ -141,7 +155,9 @@ struct PreflightTests {
         p.clockFacts = .unsynchronized("adjtimex: STA_UNSYNC set")
         p.writable = .no("Read-only file system")
         let r = Preflight(config: config(), probes: p).report(
-            .alarm(try work(), at: ring), daemon: .notRunning(why: "alarmd is not running (nobody is reading /run/alarm/control)"), system: system, now: now)
+            .alarm(try work(), at: ring),
+            daemon: .notRunning(why: "alarmd is not running (nobody is reading /run/alarm/control)"), system: system,
+            now: now)
         #expect(r["daemon"]?.status == .fail)
         #expect(r["clock"]?.status == .warning)
         #expect(r["storage"]?.status == .warning)
@@ -160,10 +176,14 @@ struct PreflightTests {
         #expect(unknown.alarm == "nap" && unknown["alarm"]?.status == .fail)
         let never = pre.report(.alarm(try work(), at: nil), daemon: running(), system: system, now: now)
         #expect(never["alarm"]?.status == .fail && never["sound"] != nil)
-        let outsider = pre.report(.unreadable(why: "Permission denied", next: .init(id: "work", at: ring)), daemon: running(), system: system, now: now)
+        let outsider = pre.report(
+            .unreadable(why: "Permission denied", next: .init(id: "work", at: ring)), daemon: running(), system: system,
+            now: now)
         #expect(outsider.alarm == "work" && outsider.at == ring && outsider.verdict == .warning)
         #expect(outsider["daemon"]?.status == .ok)
-        let other = pre.report(.unreadable(why: "Permission denied", next: .init(id: "work", at: ring), asked: "nap"), daemon: running(), system: system, now: now)
+        let other = pre.report(
+            .unreadable(why: "Permission denied", next: .init(id: "work", at: ring), asked: "nap"), daemon: running(),
+            system: system, now: now)
         #expect(other.alarm == "nap" && other.at == nil && other["alarm"]?.status == .warning)
     }
 
@@ -174,8 +194,11 @@ struct PreflightTests {
         expr.zone = "America/New_York"
         let call = Alarm(id: "call", trigger: .calendar(expr))
         let next = try #require(call.nextRing(after: now, systemZone: berlin))
-        let r = Preflight(config: config(), probes: p).report(.alarm(call, at: next), daemon: running(next: "call"), system: system, now: now)
-        #expect(r["zone"]?.message.hasSuffix("'call' is pinned to America/New_York, -05:00 at the ring") == true, "\(r["zone"]?.message ?? "")")
+        let r = Preflight(config: config(), probes: p).report(
+            .alarm(call, at: next), daemon: running(next: "call"), system: system, now: now)
+        #expect(
+            r["zone"]?.message.hasSuffix("'call' is pinned to America/New_York, -05:00 at the ring") == true,
+            "\(r["zone"]?.message ?? "")")
         #expect(r.zone.identifier == "America/New_York", "`at` is written in the alarm's zone")
     }
 }

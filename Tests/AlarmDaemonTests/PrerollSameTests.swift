@@ -8,8 +8,9 @@ import Testing
 /// the request counts but `late` and the label.
 @Suite("Preroll.same: the ring prepared is the ring asked for")
 struct PrerollSameTests {
-    let base = RingRequest(alarm: "work", label: "Work", sound: "birds.wav", volume: 80, fadeIn: 30,
-                           scheduled: Date(timeIntervalSince1970: 1_800_000_000), late: false, volumeFrom: 10)
+    let base = RingRequest(
+        alarm: "work", label: "Work", sound: "birds.wav", volume: 80, fadeIn: 30,
+        scheduled: Date(timeIntervalSince1970: 1_800_000_000), late: false, volumeFrom: 10)
 
     @Test func lateAndTheLabelDoNotCountEverythingElseDoes() {
         var late = base
@@ -19,7 +20,8 @@ struct PrerollSameTests {
         let changes: [(String, (inout RingRequest) -> Void)] = [
             ("alarm", { $0.alarm = "gym" }), ("alarm nil", { $0.alarm = nil }), ("sound", { $0.sound = "bells.wav" }),
             ("sound nil", { $0.sound = nil }), ("volume", { $0.volume = 81 }), ("fade-in", { $0.fadeIn = 0 }),
-            ("scheduled", { $0.scheduled = $0.scheduled.addingTimeInterval(1) }), ("volume_from", { $0.volumeFrom = 0 }),
+            ("scheduled", { $0.scheduled = $0.scheduled.addingTimeInterval(1) }),
+            ("volume_from", { $0.volumeFrom = 0 }),
         ]
         for (what, change) in changes {
             var other = base

@@ -17,13 +17,15 @@ struct SystemZoneTests {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let link = dir + "/localtime"
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/usr/share/zoneinfo/Europe/Berlin")
+        try FileManager.default.createSymbolicLink(
+            atPath: link, withDestinationPath: "/usr/share/zoneinfo/Europe/Berlin")
         var config = Configuration()
         config.localtimePath = link
         config.localtimeIsExplicit = true
         #expect(SystemZone.current(config, environment: ["TZ": "Asia/Tokyo"]).identifier == "Europe/Berlin")
         try FileManager.default.removeItem(atPath: link)
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/usr/share/zoneinfo/America/New_York")
+        try FileManager.default.createSymbolicLink(
+            atPath: link, withDestinationPath: "/usr/share/zoneinfo/America/New_York")
         #expect(SystemZone.current(config).identifier == "America/New_York")
     }
 
@@ -32,16 +34,21 @@ struct SystemZoneTests {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir + "/zoneinfo/Australia", withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: dir + "/zoneinfo/Australia/Lord_Howe", withDestinationPath: "/usr/share/zoneinfo/Australia/Lord_Howe")
-        try FileManager.default.createSymbolicLink(atPath: dir + "/middle", withDestinationPath: "zoneinfo/Australia/Lord_Howe")
+        try FileManager.default.createSymbolicLink(
+            atPath: dir + "/zoneinfo/Australia/Lord_Howe",
+            withDestinationPath: "/usr/share/zoneinfo/Australia/Lord_Howe")
+        try FileManager.default.createSymbolicLink(
+            atPath: dir + "/middle", withDestinationPath: "zoneinfo/Australia/Lord_Howe")
         try FileManager.default.createSymbolicLink(atPath: dir + "/localtime", withDestinationPath: dir + "/middle")
         #expect(SystemZone.zone(named: dir + "/localtime")?.identifier == "Australia/Lord_Howe")
     }
 
     @Test("without an explicit zone file, TZ wins")
     func tz() {
-        #expect(SystemZone.current(Configuration(), environment: ["TZ": "Pacific/Chatham"]).identifier == "Pacific/Chatham")
-        #expect(SystemZone.current(Configuration(), environment: ["TZ": ":europe/berlin"]).identifier == "Europe/Berlin")
+        #expect(
+            SystemZone.current(Configuration(), environment: ["TZ": "Pacific/Chatham"]).identifier == "Pacific/Chatham")
+        #expect(
+            SystemZone.current(Configuration(), environment: ["TZ": ":europe/berlin"]).identifier == "Europe/Berlin")
     }
 
     @Test("a copied (not linked) zone file is used with its own rules, even for a zone the database lacks")
@@ -52,7 +59,8 @@ struct SystemZoneTests {
         // daylight time from the first Sunday of November instead of October.
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: "/usr/share/zoneinfo/Australia/Lord_Howe")))
         let footer = Array(",M10.1.0,M4.1.0".utf8)
-        let at = try #require((0...(bytes.count - footer.count)).last { bytes[$0..<$0 + footer.count].elementsEqual(footer) })
+        let at = try #require(
+            (0...(bytes.count - footer.count)).last { bytes[$0..<$0 + footer.count].elementsEqual(footer) })
         bytes[at + 3] = UInt8(ascii: "1")  // M10 -> M11
         try Data(bytes).write(to: URL(fileURLWithPath: dir + "/localtime"))
         var config = Configuration()

@@ -13,8 +13,10 @@ struct WatchedFilesTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let files = try Inotify()
         var watched = WatchedFiles()
-        for (name, role) in [("localtime", WatchedFiles.Role.zoneFile), ("alarms.json", .store), ("old-holidays", .holidays),
-                             ("Berlin", .zoneData), ("Berlin", .pinnedZone("Europe/Berlin"))] {
+        for (name, role) in [
+            ("localtime", WatchedFiles.Role.zoneFile), ("alarms.json", .store), ("old-holidays", .holidays),
+            ("Berlin", .zoneData), ("Berlin", .pinnedZone("Europe/Berlin")),
+        ] {
             try files.watch(file: dir + "/" + name)
             watched.set(dir + "/" + name, for: role)
         }
@@ -24,8 +26,9 @@ struct WatchedFilesTests {
         for name in ["old-holidays", "holidays", "Berlin", "alarms.json", "localtime"] {
             try Data("x".utf8).write(to: URL(fileURLWithPath: dir + "/" + name))
         }
-        #expect(watched.touched(by: try files.readEvents())
-            == [.zoneFile, .zoneData, .pinnedZone("Europe/Berlin"), .store, .holidays])
+        #expect(
+            watched.touched(by: try files.readEvents())
+                == [.zoneFile, .zoneData, .pinnedZone("Europe/Berlin"), .store, .holidays])
 
         try Data("y".utf8).write(to: URL(fileURLWithPath: dir + "/old-holidays"))
         #expect(watched.touched(by: try files.readEvents()) == [])

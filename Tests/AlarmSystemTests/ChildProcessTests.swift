@@ -38,20 +38,26 @@ struct ChildProcessTests {
     func signalsReset() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        var block = sigset_t(), old = sigset_t()
+        var block = sigset_t()
+        var old = sigset_t()
         sigemptyset(&block)
         sigaddset(&block, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &block, &old)
         defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
         // exec: grep is the shell itself, with the mask the shell started with.
-        let child = try ChildProcess(shellCommand: "exec grep SigBlk /proc/self/status > \(dir.sub("mask"))", environment: ["PATH": "/usr/bin:/bin"])
+        let child = try ChildProcess(
+            shellCommand: "exec grep SigBlk /proc/self/status > \(dir.sub("mask"))",
+            environment: ["PATH": "/usr/bin:/bin"])
         #expect(try child.wait() == .exited(0))
-        let mask = try String(contentsOfFile: dir.sub("mask"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let mask = try String(contentsOfFile: dir.sub("mask"), encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(mask == "SigBlk:\t0000000000000000", "SIGTERM must not stay blocked in the child: \(mask)")
         // alarmd ignores SIGPIPE; its child must not (a `cmd | head` pipeline relies on it).
         let previous = signal(SIGPIPE, SIG_IGN)
         defer { signal(SIGPIPE, previous) }
-        let ign = try ChildProcess(shellCommand: "exec grep SigIgn /proc/self/status > \(dir.sub("ign"))", environment: ["PATH": "/usr/bin:/bin"])
+        let ign = try ChildProcess(
+            shellCommand: "exec grep SigIgn /proc/self/status > \(dir.sub("ign"))",
+            environment: ["PATH": "/usr/bin:/bin"])
         #expect(try ign.wait() == .exited(0))
         let ignored = try String(contentsOfFile: dir.sub("ign"), encoding: .utf8).split(separator: "\t").last
             .flatMap { UInt64($0.trimmingCharacters(in: .whitespacesAndNewlines), radix: 16) }
@@ -63,23 +69,28 @@ struct ChildProcessTests {
         #expect(ExitStatus.exited(0).description == "exited with status 0")
     }
 
-    @Test("a program with bytes on stdin (more than a pipe holds by default, without blocking us), in its own process group")
+    @Test(
+        "a program with bytes on stdin (more than a pipe holds by default, without blocking us), in its own process group"
+    )
     func stdinAndProcessGroup() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
         let script = dir.sub("hook")
-        try "#!/bin/sh\ncat > \"$1\"\nps -o pgid= -p $$ | tr -d ' ' > \"$1.pgid\"\n".write(toFile: script, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\ncat > \"$1\"\nps -o pgid= -p $$ | tr -d ' ' > \"$1.pgid\"\n".write(
+            toFile: script, atomically: true, encoding: .utf8)
         #expect(!ChildProcess.isRunnable(script), "not executable yet")
         chmod(script, 0o755)
         #expect(ChildProcess.isRunnable(script))
         #expect(!ChildProcess.isRunnable(dir.path), "a directory is not a program")
         let input = Array(("{\"event\":\"ringing\"}" + String(repeating: "x", count: 100_000) + "\n").utf8)
         let child = try ChildProcess(
-            executable: script, arguments: [dir.sub("out")], environment: ["PATH": "/usr/bin:/bin"], standardInput: input,
+            executable: script, arguments: [dir.sub("out")], environment: ["PATH": "/usr/bin:/bin"],
+            standardInput: input,
             ownProcessGroup: true)
         #expect(try child.wait() == .exited(0))
         #expect(try Array(Data(contentsOf: URL(fileURLWithPath: dir.sub("out")))) == input)
-        let pgid = try String(contentsOfFile: dir.sub("out.pgid"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let pgid = try String(contentsOfFile: dir.sub("out.pgid"), encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(pgid == "\(child.pid)", "the child leads its own group")
     }
 
@@ -88,11 +99,14 @@ struct ChildProcessTests {
         let dir = TempDir()
         defer { dir.cleanup() }
         let child = try ChildProcess(
-            executable: "/bin/sh", arguments: ["-c", "sleep 60 & echo $! > \(dir.sub("pid")); wait"], environment: ["PATH": "/usr/bin:/bin"],
+            executable: "/bin/sh", arguments: ["-c", "sleep 60 & echo $! > \(dir.sub("pid")); wait"],
+            environment: ["PATH": "/usr/bin:/bin"],
             ownProcessGroup: true)
         var pid: Int32?
         for _ in 0..<500 where pid == nil {
-            pid = (try? String(contentsOfFile: dir.sub("pid"), encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            pid = (try? String(contentsOfFile: dir.sub("pid"), encoding: .utf8)).flatMap {
+                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
             usleep(10_000)
         }
         let sleeper = try #require(pid)
@@ -102,7 +116,8 @@ struct ChildProcessTests {
         var gone = false
         for _ in 0..<500 where !gone {
             // A zombie until its parent (us, after the shell died: init) reaps it; its state says so.
-            let state = (try? String(contentsOfFile: "/proc/\(sleeper)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
+            let state = (try? String(contentsOfFile: "/proc/\(sleeper)/stat", encoding: .utf8))?.split(separator: " ")
+                .dropFirst(2).first
             gone = state == nil || state == "Z"
             if !gone { usleep(10_000) }
         }
@@ -122,11 +137,11 @@ struct ClockAndSpaceTests {
     @Test("STA_UNSYNC as adjtimex reports it, read independently through Python's ctypes")
     func clock() throws {
         let script = """
-        import ctypes
-        buf = ctypes.create_string_buffer(512)
-        ctypes.CDLL(None).adjtimex(buf)
-        print(int.from_bytes(buf.raw[40:44], 'little', signed=True) & 0x40)
-        """
+            import ctypes
+            buf = ctypes.create_string_buffer(512)
+            ctypes.CDLL(None).adjtimex(buf)
+            print(int.from_bytes(buf.raw[40:44], 'little', signed=True) & 0x40)
+            """
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         p.arguments = ["-c", script]
@@ -134,7 +149,8 @@ struct ClockAndSpaceTests {
         p.standardOutput = out
         try p.run()
         p.waitUntilExit()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let unsync = try #require(Int(text), "python3 printed '\(text)'")
         #expect(try KernelClock.isSynchronized() == (unsync == 0))
     }
@@ -150,12 +166,17 @@ struct ClockAndSpaceTests {
         p.standardOutput = out
         try p.run()
         p.waitUntilExit()
-        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(
+            separator: "\n")
         let df = try #require(lines.last.flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) })
         let ours = try FileSystemSpace.availableBytes(dir.path)
         #expect(abs(ours - df) < 64 << 20, "ours \(ours), df \(df) (other writers may move it a little)")
         try FileSystemSpace.checkWritable(dir.path)
-        #expect { try FileSystemSpace.checkWritable(dir.sub("missing")) } throws: { ($0 as? SystemError)?.errno == ENOENT }
-        #expect { try FileSystemSpace.availableBytes(dir.sub("missing")) } throws: { ($0 as? SystemError)?.errno == ENOENT }
+        #expect { try FileSystemSpace.checkWritable(dir.sub("missing")) } throws: {
+            ($0 as? SystemError)?.errno == ENOENT
+        }
+        #expect { try FileSystemSpace.availableBytes(dir.sub("missing")) } throws: {
+            ($0 as? SystemError)?.errno == ENOENT
+        }
     }
 }

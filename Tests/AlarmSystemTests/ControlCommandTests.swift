@@ -3,30 +3,32 @@ import Testing
 
 @Suite("ControlCommand and ControlLineReader")
 struct ControlCommandTests {
-    @Test("the four commands parse, verbs case-insensitively, with optional arguments",
-          arguments: [
-              ("snooze", ControlCommand.snooze(duration: nil)),
-              ("snooze 5s", .snooze(duration: "5s")),
-              ("  SNOOZE\t1h30m  ", .snooze(duration: "1h30m")),
-              ("stop", .stop),
-              ("stop\r", .stop),
-              ("ring", .ring(sound: nil)),
-              ("ring birds.caf", .ring(sound: "birds.caf")),
-              ("ring  morning birds.wav ", .ring(sound: "morning birds.wav")),
-              ("reload", .reload),
-          ])
+    @Test(
+        "the four commands parse, verbs case-insensitively, with optional arguments",
+        arguments: [
+            ("snooze", ControlCommand.snooze(duration: nil)),
+            ("snooze 5s", .snooze(duration: "5s")),
+            ("  SNOOZE\t1h30m  ", .snooze(duration: "1h30m")),
+            ("stop", .stop),
+            ("stop\r", .stop),
+            ("ring", .ring(sound: nil)),
+            ("ring birds.caf", .ring(sound: "birds.caf")),
+            ("ring  morning birds.wav ", .ring(sound: "morning birds.wav")),
+            ("reload", .reload),
+        ])
     func parses(line: String, expected: ControlCommand) {
         #expect(ControlCommand(line: Array(line.utf8)) == expected)
     }
 
-    @Test("anything else is invalid with a reason",
-          arguments: [
-              ("snooze 5 m", "at most one duration"),
-              ("stop now", "takes no arguments"),
-              ("reload x", "takes no arguments"),
-              ("dance", "unknown command 'dance'"),
-              ("stop\u{7}", "control characters"),
-          ])
+    @Test(
+        "anything else is invalid with a reason",
+        arguments: [
+            ("snooze 5 m", "at most one duration"),
+            ("stop now", "takes no arguments"),
+            ("reload x", "takes no arguments"),
+            ("dance", "unknown command 'dance'"),
+            ("stop\u{7}", "control characters"),
+        ])
     func invalid(line: String, reasonContains: String) {
         guard case .invalid(let reason)? = ControlCommand(line: Array(line.utf8)) else {
             Issue.record("\(line) parsed as a command")
@@ -37,7 +39,9 @@ struct ControlCommandTests {
 
     @Test("NUL bytes and invalid UTF-8 are flagged as binary; blank lines are no command")
     func binary() {
-        #expect(ControlCommand(line: [0x73, 0x74, 0x00, 0x70]) == .invalid(reason: "line contains NUL bytes (binary data?)"))
+        #expect(
+            ControlCommand(line: [0x73, 0x74, 0x00, 0x70]) == .invalid(reason: "line contains NUL bytes (binary data?)")
+        )
         #expect(ControlCommand(line: [0x73, 0xff, 0xfe]) == .invalid(reason: "line is not valid UTF-8 (binary data?)"))
         #expect(ControlCommand(line: Array("   ".utf8)) == nil)
         #expect(ControlCommand(line: []) == nil)
@@ -45,8 +49,10 @@ struct ControlCommandTests {
 
     @Test("commands print back to the line that parses to them")
     func roundTrip() {
-        for command in [ControlCommand.snooze(duration: nil), .snooze(duration: "9m"), .stop,
-                        .ring(sound: nil), .ring(sound: "a b.wav"), .reload] {
+        for command in [
+            ControlCommand.snooze(duration: nil), .snooze(duration: "9m"), .stop,
+            .ring(sound: nil), .ring(sound: "a b.wav"), .reload,
+        ] {
             #expect(ControlCommand(parsing: command.line!) == command)
         }
         #expect(ControlCommand.invalid(reason: "x").line == nil)

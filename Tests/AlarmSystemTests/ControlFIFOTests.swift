@@ -74,7 +74,9 @@ struct ControlFIFOTests {
         #expect(throws: ControlFIFOError.notAFIFO(path: file, kind: "regular file")) { try ControlFIFO(path: file) }
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep me")
 
-        #expect(throws: ControlFIFOError.notAFIFO(path: dir.path, kind: "directory")) { try ControlFIFO(path: dir.path) }
+        #expect(throws: ControlFIFOError.notAFIFO(path: dir.path, kind: "directory")) {
+            try ControlFIFO(path: dir.path)
+        }
 
         let fifoTarget = dir.sub("real")
         #expect(mkfifo(fifoTarget, 0o600) == 0)
@@ -90,13 +92,16 @@ struct ControlFIFOTests {
         let path = dir.sub("control")
         #expect(mkfifo(path, 0o666) == 0)
         #expect(chown(path, 4242, 4242) == 0)
-        #expect(throws: ControlFIFOError.notOwned(path: path, owner: 4242, us: geteuid())) { try ControlFIFO(path: path) }
+        #expect(throws: ControlFIFOError.notOwned(path: path, owner: 4242, us: geteuid())) {
+            try ControlFIFO(path: path)
+        }
         let message = "\(ControlFIFOError.notOwned(path: path, owner: 4242, us: 0))"
         #expect(message.contains("owned by uid 4242"))
     }
 
-    @Test("giving the FIFO to a group this user is not in fails with a clear error",
-          .enabled(if: geteuid() != 0, "root may chown to any group"))
+    @Test(
+        "giving the FIFO to a group this user is not in fails with a clear error",
+        .enabled(if: geteuid() != 0, "root may chown to any group"))
     func groupNotMember() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
@@ -106,13 +111,16 @@ struct ControlFIFOTests {
         }
     }
 
-    @Test("as root, the group test above runs in this test binary as nobody (setpriv)",
-          .enabled(if: geteuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0, "needs root and setpriv"))
+    @Test(
+        "as root, the group test above runs in this test binary as nobody (setpriv)",
+        .enabled(if: geteuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0, "needs root and setpriv"))
     func groupNotMemberAsNobody() throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/proc/self/exe".resolvedLink,
-                       "--testing-library", "swift-testing", "--filter", "ControlFIFOTests/groupNotMember\\(\\)"]
+        p.arguments = [
+            "--reuid=65534", "--regid=65534", "--clear-groups", "/proc/self/exe".resolvedLink,
+            "--testing-library", "swift-testing", "--filter", "ControlFIFOTests/groupNotMember\\(\\)",
+        ]
         p.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
         let output = Pipe()
         p.standardOutput = output
@@ -139,7 +147,9 @@ struct ControlFIFOTests {
         }
         let file = dir.sub("file")
         _ = FileManager.default.createFile(atPath: file, contents: nil)
-        #expect(throws: ControlFIFOError.notAFIFO(path: file, kind: "regular file")) { try ControlFIFO.send(.stop, to: file) }
+        #expect(throws: ControlFIFOError.notAFIFO(path: file, kind: "regular file")) {
+            try ControlFIFO.send(.stop, to: file)
+        }
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)).isEmpty, "nothing written into a regular file")
     }
 
@@ -149,7 +159,9 @@ struct ControlFIFOTests {
         #expect(throws: ControlFIFOError.badLine(reason: "longer than 512 bytes")) {
             try ControlFIFO.send(line: String(repeating: "x", count: 513), to: path)
         }
-        #expect(throws: ControlFIFOError.badLine(reason: "the line is empty")) { try ControlFIFO.send(line: "", to: path) }
+        #expect(throws: ControlFIFOError.badLine(reason: "the line is empty")) {
+            try ControlFIFO.send(line: "", to: path)
+        }
         #expect(throws: ControlFIFOError.badLine(reason: "it contains a newline")) {
             try ControlFIFO.send(line: "stop\nstop", to: path)
         }
@@ -165,7 +177,10 @@ struct ControlFIFOTests {
         var failure: ControlFIFOError?
         let start = Date()
         while failure == nil && sent < 100_000 {
-            do { try ControlFIFO.send(.stop, to: path); sent += 1 } catch let e as ControlFIFOError { failure = e }
+            do {
+                try ControlFIFO.send(.stop, to: path)
+                sent += 1
+            } catch let e as ControlFIFOError { failure = e }
         }
         #expect(failure == .busy(path: path))
         #expect(sent > 1000, "a pipe holds 64 KiB: \(sent) lines went in")
@@ -228,7 +243,8 @@ struct ControlFIFOTests {
         try ControlFIFO.send(.reload, to: path)
         // send() starts with a newline, which ends the stranded 'sno': the commands arrive intact.
         let got = try collect(fifo, count: 3)
-        #expect(got == [.invalid(reason: "unknown command 'sno' (expected snooze, stop, ring or reload)"), .stop, .reload])
+        #expect(
+            got == [.invalid(reason: "unknown command 'sno' (expected snooze, stop, ring or reload)"), .stop, .reload])
     }
 
     @Test("50 writer threads and 50 writer processes at once: every line arrives whole")

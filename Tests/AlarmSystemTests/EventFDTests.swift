@@ -12,7 +12,11 @@ struct EventFDTests {
         final class Count { var value: UInt64 = 0 }
         let woke = Count()
         _ = try loop.register(fd.descriptor) { _ in woke.value += try fd.drain() }
-        let t = Thread { usleep(50_000); fd.signal(); fd.signal() }
+        let t = Thread {
+            usleep(50_000)
+            fd.signal()
+            fd.signal()
+        }
         t.start()
         var handled = 0
         for _ in 0..<40 where woke.value < 2 { handled += try loop.runOnce(timeout: .milliseconds(100)) }
@@ -55,6 +59,9 @@ struct ControlFIFOPartialLineTests {
         let commands = try fifo.readCommands()
         #expect(commands.last == .ring(sound: "a440.wav"), "\(commands)")
         #expect(commands.count == 2)
-        if case .invalid = commands.first {} else { Issue.record("the stranded 'sto' must be reported invalid: \(commands)") }
+        if case .invalid = commands.first {
+        } else {
+            Issue.record("the stranded 'sto' must be reported invalid: \(commands)")
+        }
     }
 }

@@ -14,7 +14,8 @@ struct InotifyTests {
         return try inotify.readEvents()
     }
 
-    @Test("a symlink renamed over the watched name (timedatectl set-timezone) is reported by name; the temp name is not")
+    @Test(
+        "a symlink renamed over the watched name (timedatectl set-timezone) is reported by name; the temp name is not")
     func renameOverSymlink() throws {
         let dir = TempDir()
         defer { dir.cleanup() }

@@ -29,8 +29,10 @@ struct ProcessStatisticsTests {
     func processSample() throws {
         let first = try ContextSwitches.sample()
         // /proc/thread-self links to "PID/task/TID".
-        let me = try #require(Int32(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")
-            .split(separator: "/").last.map(String.init) ?? ""))
+        let me = try #require(
+            Int32(
+                try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")
+                    .split(separator: "/").last.map(String.init) ?? ""))
         #expect(first.threads.contains { $0.id == me })
         #expect(first.threads.allSatisfy { !$0.name.isEmpty })
 
@@ -59,10 +61,14 @@ struct ProcessStatisticsTests {
         let input = Pipe()
         p.standardInput = input
         try p.run()
-        defer { p.terminate(); p.waitUntilExit() }
+        defer {
+            p.terminate()
+            p.waitUntilExit()
+        }
         // The child may not have exec'd sh yet when run() returns (under qemu-user, spawning is a
         // fork and then an exec): wait until it has.
-        let comm = "/proc/\(p.processIdentifier)/comm", deadline = Date().addingTimeInterval(30)
+        let comm = "/proc/\(p.processIdentifier)/comm"
+        let deadline = Date().addingTimeInterval(30)
         while (try? String(contentsOfFile: comm, encoding: .utf8)) != "sh\n" && Date() < deadline { usleep(5_000) }
         let first = try ContextSwitches.sample(process: p.processIdentifier)
         #expect(first.threads.count == 1)

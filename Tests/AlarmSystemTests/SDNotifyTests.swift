@@ -91,10 +91,12 @@ struct SDNotifyTests {
     func watchdogInterval() {
         let me = getpid()
         #expect(SDNotify(environment: ["WATCHDOG_USEC": "30000000"], pid: me).watchdogInterval == .seconds(15))
-        #expect(SDNotify(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "\(me)"], pid: me)
-            .watchdogInterval == .seconds(15))
-        #expect(SDNotify(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "\(me + 1)"], pid: me)
-            .watchdogInterval == nil)
+        #expect(
+            SDNotify(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "\(me)"], pid: me)
+                .watchdogInterval == .seconds(15))
+        #expect(
+            SDNotify(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "\(me + 1)"], pid: me)
+                .watchdogInterval == nil)
         #expect(SDNotify(environment: ["WATCHDOG_USEC": "0"]).watchdogInterval == nil)
         #expect(SDNotify(environment: ["WATCHDOG_USEC": "soon"]).watchdogInterval == nil)
         #expect(SDNotify(environment: [:]).watchdogInterval == nil)

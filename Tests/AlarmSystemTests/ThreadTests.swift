@@ -7,7 +7,8 @@ import Testing
 struct ThreadTests {
     @Test("a started thread carries its name, cut to Linux's 15 bytes, in /proc/self/task/*/comm")
     func startedThreadIsNamed() throws {
-        let running = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let running = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
         startThread(named: "alarm-thread-test-long-name") {
             running.signal()
             release.wait()

@@ -92,8 +92,11 @@ struct TimerFDTests {
         #expect(try timer.read() == .expired(count: 1))
     }
 
-    @Test("setting the real-time clock (even to the same time) reports clockChanged once",
-          .enabled(if: Privileges.canSetClock, "clock_settime needs CAP_SYS_TIME in the initial user namespace, which this process lacks"))
+    @Test(
+        "setting the real-time clock (even to the same time) reports clockChanged once",
+        .enabled(
+            if: Privileges.canSetClock,
+            "clock_settime needs CAP_SYS_TIME in the initial user namespace, which this process lacks"))
     func clockSetReportsClockChanged() throws {
         try RealtimeClockGuard.shared.exclusive {
             let timer = try TimerFD()

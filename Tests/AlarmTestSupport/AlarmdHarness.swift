@@ -43,14 +43,17 @@ open class AlarmdHarness: @unchecked Sendable {
 
     /// `name` prefixes the root's name (for a look in /tmp); `config` is the config file's text
     /// (`key = value` lines); `directories` are made below the root besides state and sounds.
-    public init(name: String = "alarm-test", zone: String = "Europe/Berlin", config: String = "ring = 30s\n",
-                audio: Audio = .pulseSink("alarmtest"), directories: [String] = []) throws {
+    public init(
+        name: String = "alarm-test", zone: String = "Europe/Berlin", config: String = "ring = 30s\n",
+        audio: Audio = .pulseSink("alarmtest"), directories: [String] = []
+    ) throws {
         root = FileManager.default.temporaryDirectory.path + "/\(name)-" + UUID().uuidString
         for dir in ["state", "sounds"] + directories {
             try FileManager.default.createDirectory(atPath: root + "/" + dir, withIntermediateDirectories: true)
         }
         environment = [
-            "ALARM_STATE_DIR": root + "/state", "ALARM_RUNTIME_DIR": root + "/run", "ALARM_SOUNDS_DIR": root + "/sounds",
+            "ALARM_STATE_DIR": root + "/state", "ALARM_RUNTIME_DIR": root + "/run",
+            "ALARM_SOUNDS_DIR": root + "/sounds",
             "ALARM_CONFIG": root + "/alarm.conf", "ALARM_LOCALTIME": root + "/localtime",
         ]
         switch audio {
@@ -85,7 +88,8 @@ open class AlarmdHarness: @unchecked Sendable {
 
     /// Starts alarmd, its output appended to `logPath`, without waiting for it.
     public func launch() throws {
-        daemon = try Spawned("/bin/sh", ["-c", "exec \"$0\" >> \"$1\" 2>&1", Binaries.path("alarmd"), logPath], environment: environment)
+        daemon = try Spawned(
+            "/bin/sh", ["-c", "exec \"$0\" >> \"$1\" 2>&1", Binaries.path("alarmd"), logPath], environment: environment)
     }
 
     /// Starts alarmd and waits until it is up: status.json written and `alarm status` answered.
@@ -95,7 +99,9 @@ open class AlarmdHarness: @unchecked Sendable {
             if let d = daemon, !d.isRunning { throw PulseNullSink.Failed(description: "alarmd exited: \(log)") }
             return FileManager.default.fileExists(atPath: statusPath) && (try? cli("status"))?.status == 0
         }
-        guard up else { throw PulseNullSink.Failed(description: "alarmd did not start in \(Slowdown.scaled(timeout)) s: \(log)") }
+        guard up else {
+            throw PulseNullSink.Failed(description: "alarmd did not start in \(Slowdown.scaled(timeout)) s: \(log)")
+        }
     }
 
     /// Whether a reader holds the FIFO open (opening its write end without blocking succeeds).
@@ -136,9 +142,13 @@ open class AlarmdHarness: @unchecked Sendable {
 
     /// Starts one of our programs (`alarm watch`, `alarm-hooks`, …) with the harness's
     /// environment (plus `extra`) and leaves it running; output as `Spawned` takes it.
-    public func spawn(_ program: String, _ args: [String], environment extra: [String: String] = [:],
-                      output: String? = nil, stdoutFD: Int32? = nil) throws -> Spawned {
-        try Spawned(Binaries.path(program), args, environment: environment.merging(extra) { $1 }, output: output, stdoutFD: stdoutFD)
+    public func spawn(
+        _ program: String, _ args: [String], environment extra: [String: String] = [:],
+        output: String? = nil, stdoutFD: Int32? = nil
+    ) throws -> Spawned {
+        try Spawned(
+            Binaries.path(program), args, environment: environment.merging(extra) { $1 }, output: output,
+            stdoutFD: stdoutFD)
     }
 
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
@@ -158,7 +168,9 @@ open class AlarmdHarness: @unchecked Sendable {
     /// The lines of `path` that are JSON objects.
     public static func jsonLines(_ path: String) -> [[String: Any]] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
     }
 
     /// `waitUntil(timeout:_:)`: polls `condition` for up to `timeout` s, scaled by `Slowdown`.
@@ -171,7 +183,8 @@ open class AlarmdHarness: @unchecked Sendable {
     /// much was recorded, and the end of the server's log.
     public var recordingDiagnosis: String {
         guard let recorder, let pulse else { return "no recording" }
-        return "parec \(recorder.isRunning ? "running" : "not running"), \(recorder.count) samples recorded; \(pulse.diagnosis)"
+        return
+            "parec \(recorder.isRunning ? "running" : "not running"), \(recorder.count) samples recorded; \(pulse.diagnosis)"
     }
 
     /// The wall-clock time `seconds` from now in `zone`, as an expression's time `HH:MM:SS`, and

@@ -21,12 +21,16 @@ public enum Binaries {
     }
 
     /// Runs our `name args` to completion with `environment` added to ours; stdin is /dev/null.
-    public static func run(_ name: String, _ args: [String], environment: [String: String] = [:], timeout: TimeInterval = 60) throws -> Result {
+    public static func run(
+        _ name: String, _ args: [String], environment: [String: String] = [:], timeout: TimeInterval = 60
+    ) throws -> Result {
         try runAbsolute(path(name), args, environment: environment, timeout: timeout)
     }
 
     /// Runs a program by its path (not one of ours), the same way.
-    public static func runAbsolute(_ path: String, _ args: [String], environment: [String: String] = [:], timeout: TimeInterval = 600) throws -> Result {
+    public static func runAbsolute(
+        _ path: String, _ args: [String], environment: [String: String] = [:], timeout: TimeInterval = 600
+    ) throws -> Result {
         let r = try ProcessRun.run(URL(fileURLWithPath: path), args, environment: environment, timeout: timeout)
         return Result(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }

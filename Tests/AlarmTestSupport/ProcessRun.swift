@@ -23,7 +23,8 @@ public enum ProcessRun {
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("alarm-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: tmp) }
-        let outURL = tmp.appendingPathComponent("out"), errURL = tmp.appendingPathComponent("err")
+        let outURL = tmp.appendingPathComponent("out")
+        let errURL = tmp.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         p.standardOutput = try FileHandle(forWritingTo: outURL)

@@ -37,32 +37,46 @@ public final class PulseNullSink: @unchecked Sendable {
         self.sinkName = sinkName
         self.rate = rate
         runtimeDir = FileManager.default.temporaryDirectory.path + "/alarm-pulse-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: runtimeDir, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: runtimeDir, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         log = runtimeDir + "/pulseaudio.log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         server = try Spawned(
             "/usr/bin/pulseaudio",
-            ["-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
-             "-L", "module-native-protocol-unix",
-             "-L", "module-null-sink sink_name=\(sinkName) rate=\(rate) channels=1"],
+            [
+                "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
+                "-L", "module-native-protocol-unix",
+                "-L", "module-null-sink sink_name=\(sinkName) rate=\(rate) channels=1",
+            ],
             environment: Self.environment(runtimeDir), output: log)
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if !server.isRunning {
-                throw Failed(description: "pulseaudio exited: \(String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self))")
+                throw Failed(
+                    description:
+                        "pulseaudio exited: \(String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self))"
+                )
             }
             if FileManager.default.fileExists(atPath: socketPath) {
-                let check = try Spawned("/usr/bin/pactl", ["list", "short", "sinks"], environment: environment, output: runtimeDir + "/pactl.out")
+                let check = try Spawned(
+                    "/usr/bin/pactl", ["list", "short", "sinks"], environment: environment,
+                    output: runtimeDir + "/pactl.out")
                 if check.wait(timeout: 5) == 0,
-                    String(decoding: FileManager.default.contents(atPath: runtimeDir + "/pactl.out") ?? Data(), as: UTF8.self).contains(sinkName)
+                    String(
+                        decoding: FileManager.default.contents(atPath: runtimeDir + "/pactl.out") ?? Data(),
+                        as: UTF8.self
+                    ).contains(sinkName)
                 {
                     break
                 }
             }
             if Date() > deadline {
                 shutdown()
-                throw Failed(description: "pulseaudio did not come up in \(timeout) s: \(String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self))")
+                throw Failed(
+                    description:
+                        "pulseaudio did not come up in \(timeout) s: \(String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self))"
+                )
             }
             Thread.sleep(forTimeInterval: 0.1)
         }
@@ -88,7 +102,8 @@ public final class PulseNullSink: @unchecked Sendable {
     /// For a failure's message: whether the server still runs, and the end of its log.
     public var diagnosis: String {
         let text = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self)
-        return "pulseaudio \(server.ending.map { "not running (\($0))" } ?? "running"); its log ends: \(text.suffix(1500))"
+        return
+            "pulseaudio \(server.ending.map { "not running (\($0))" } ?? "running"); its log ends: \(text.suffix(1500))"
     }
 
     /// Runs `pactl ARGS` against this server; its output, or a `Failed` with it.
@@ -99,7 +114,10 @@ public final class PulseNullSink: @unchecked Sendable {
         let p = try Spawned("/usr/bin/pactl", args, environment: environment, output: out)
         let code = p.wait(timeout: 10)
         let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-        guard code == 0 else { throw Failed(description: "pactl \(args.joined(separator: " ")) exited \(code.map(String.init) ?? "late"): \(text)") }
+        guard code == 0 else {
+            throw Failed(
+                description: "pactl \(args.joined(separator: " ")) exited \(code.map(String.init) ?? "late"): \(text)")
+        }
         return text
     }
 
@@ -159,9 +177,10 @@ public final class PulseRecorder: @unchecked Sendable {
         self.rate = rate
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw PulseNullSink.Failed(description: "pipe: \(errno)") }
-        process = try Spawned("/usr/bin/parec",
-                              ["-d", source, "--format=s16le", "--rate=\(rate)", "--channels=1", "--raw", "--latency-msec=10"],
-                              environment: environment, stdoutFD: fds[1])
+        process = try Spawned(
+            "/usr/bin/parec",
+            ["-d", source, "--format=s16le", "--rate=\(rate)", "--channels=1", "--raw", "--latency-msec=10"],
+            environment: environment, stdoutFD: fds[1])
         close(fds[1])
         let handle = FileHandle(fileDescriptor: fds[0], closeOnDealloc: true)
         let buffer = self.buffer
@@ -182,10 +201,15 @@ public final class PulseRecorder: @unchecked Sendable {
     public var isRunning: Bool { process.isRunning }
 
     /// Samples received so far.
-    public var count: Int { buffer.lock.lock(); defer { buffer.lock.unlock() }; return buffer.data.count / 2 }
+    public var count: Int {
+        buffer.lock.lock()
+        defer { buffer.lock.unlock() }
+        return buffer.data.count / 2
+    }
 
     public var samples: [Int16] {
-        buffer.lock.lock(); defer { buffer.lock.unlock() }
+        buffer.lock.lock()
+        defer { buffer.lock.unlock() }
         let n = buffer.data.count / 2
         return buffer.data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self).prefix(n)) }
     }
@@ -193,7 +217,8 @@ public final class PulseRecorder: @unchecked Sendable {
     /// Waits until a sample above `threshold` arrives after index `from`; its index, or nil.
     /// (`timeout` is scaled by `Slowdown`.)
     public func waitForSound(threshold: Int16 = 1_000, from: Int = 0, timeout: Double = 15) -> Int? {
-        var checked = from, found: Int?
+        var checked = from
+        var found: Int?
         waitUntil(timeout: timeout) {
             let s = samples
             found = checked < s.count ? s[checked...].firstIndex { abs(Int($0)) > Int(threshold) } : nil
@@ -222,7 +247,9 @@ public final class Spawned: @unchecked Sendable {
 
     /// Starts `path args` with `environment` added to ours; stdout+stderr to the file `output`, or
     /// stdout to `stdoutFD` (stderr to /dev/null).
-    public init(_ path: String, _ args: [String], environment: [String: String], output: String? = nil, stdoutFD: Int32? = nil) throws {
+    public init(
+        _ path: String, _ args: [String], environment: [String: String], output: String? = nil, stdoutFD: Int32? = nil
+    ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -240,18 +267,27 @@ public final class Spawned: @unchecked Sendable {
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
-        guard rc == 0 else { throw PulseNullSink.Failed(description: "posix_spawn \(path): \(String(cString: strerror(rc)))") }
+        guard rc == 0 else {
+            throw PulseNullSink.Failed(description: "posix_spawn \(path): \(String(cString: strerror(rc)))")
+        }
         self.pid = pid
     }
 
     /// Reaps without blocking; true while the child runs.
     public var isRunning: Bool {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if status != nil { return false }
         var st: Int32 = 0
         let r = waitpid(pid, &st, WNOHANG)
-        if r == pid { status = st; return false }
-        if r < 0 { status = -1; return false }  // ECHILD: someone else reaped it
+        if r == pid {
+            status = st
+            return false
+        }
+        if r < 0 {
+            status = -1
+            return false
+        }  // ECHILD: someone else reaped it
         return true
     }
 
@@ -261,7 +297,8 @@ public final class Spawned: @unchecked Sendable {
     /// explanation for a server found dead mid-recording). True when sent.
     @discardableResult
     public func signal(_ sig: Int32) -> Bool {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         guard status == nil else { return false }
         return kill(pid, sig) == 0
     }
@@ -269,7 +306,8 @@ public final class Spawned: @unchecked Sendable {
     /// How the child ended, for failure messages; nil while it runs.
     public var ending: String? {
         guard !isRunning else { return nil }
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         guard let st = status, st >= 0 else { return "reaped elsewhere" }
         if st & 0x7F == 0 { return "exited with status \((st >> 8) & 0xFF)" }
         return "killed by signal \(st & 0x7F)"
@@ -282,7 +320,8 @@ public final class Spawned: @unchecked Sendable {
             if Date() > deadline { return nil }
             Thread.sleep(forTimeInterval: 0.01)
         }
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         guard let st = status, st >= 0 else { return -1 }
         return (st & 0x7F) == 0 ? (st >> 8) & 0xFF : -1
     }

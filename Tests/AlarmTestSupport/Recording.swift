@@ -6,7 +6,8 @@ public enum Recording {
     public static func power(_ x: ArraySlice<Int16>, at frequency: Double, rate: Int) -> Double {
         let w = 2 * Double.pi * frequency / Double(rate)
         let coeff = 2 * cos(w)
-        var s1 = 0.0, s2 = 0.0
+        var s1 = 0.0
+        var s2 = 0.0
         for v in x {
             let s0 = Double(v) / 32768 + coeff * s1 - s2
             s2 = s1
@@ -46,14 +47,26 @@ public enum Recording {
     }
 
     /// Writes a 16-bit PCM mono WAV of a sine: a test sound whose frequency tells it apart.
-    public static func writeSineWAV(path: String, frequency: Double, seconds: Double, rate: Int = 48_000, amplitude: Double = 0.5) throws {
+    public static func writeSineWAV(
+        path: String, frequency: Double, seconds: Double, rate: Int = 48_000, amplitude: Double = 0.5
+    ) throws {
         let frames = Int(seconds * Double(rate))
         var data = Data()
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
         func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-        data.append(contentsOf: Array("RIFF".utf8)); u32(UInt32(36 + frames * 2)); data.append(contentsOf: Array("WAVE".utf8))
-        data.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(1); u16(1); u32(UInt32(rate)); u32(UInt32(rate * 2)); u16(2); u16(16)
-        data.append(contentsOf: Array("data".utf8)); u32(UInt32(frames * 2))
+        data.append(contentsOf: Array("RIFF".utf8))
+        u32(UInt32(36 + frames * 2))
+        data.append(contentsOf: Array("WAVE".utf8))
+        data.append(contentsOf: Array("fmt ".utf8))
+        u32(16)
+        u16(1)
+        u16(1)
+        u32(UInt32(rate))
+        u32(UInt32(rate * 2))
+        u16(2)
+        u16(16)
+        data.append(contentsOf: Array("data".utf8))
+        u32(UInt32(frames * 2))
         for i in 0..<frames {
             let v = Int16(amplitude * 32767 * sin(2 * .pi * frequency * Double(i) / Double(rate)))
             u16(UInt16(bitPattern: v))

@@ -5,7 +5,9 @@ import Foundation
 /// Waits for processes, files and sockets are multiplied by it; what tests assert is not.
 public enum Slowdown {
     public static let factor: Double = {
-        guard let text = ProcessInfo.processInfo.environment["ALARM_TEST_SLOWDOWN"], let value = Double(text), value >= 1 else { return 1 }
+        guard let text = ProcessInfo.processInfo.environment["ALARM_TEST_SLOWDOWN"], let value = Double(text),
+            value >= 1
+        else { return 1 }
         return value
     }()
 
@@ -22,8 +24,8 @@ public enum Privileges {
         var ns = stat()
         guard stat("/proc/self/ns/user", &ns) == 0, ns.st_ino == 4_026_531_837 else { return false }
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
-              let caps = UInt64(line.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
+            let caps = UInt64(line.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16)
         else { return false }
         return caps & (1 << 25) != 0
     }

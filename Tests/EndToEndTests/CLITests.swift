@@ -9,11 +9,17 @@ struct CLITests {
     final class Env: @unchecked Sendable {
         let root = FileManager.default.temporaryDirectory.path + "/alarm-cli-" + UUID().uuidString
         var environment: [String: String] {
-            ["ALARM_STATE_DIR": root + "/state", "ALARM_RUNTIME_DIR": root + "/run", "ALARM_CONFIG": "/dev/null",
-             "ALARM_SOUNDS_DIR": root + "/sounds", "TZ": "Europe/Berlin"]
+            [
+                "ALARM_STATE_DIR": root + "/state", "ALARM_RUNTIME_DIR": root + "/run", "ALARM_CONFIG": "/dev/null",
+                "ALARM_SOUNDS_DIR": root + "/sounds", "TZ": "Europe/Berlin",
+            ]
         }
-        init() throws { try FileManager.default.createDirectory(atPath: root + "/sounds", withIntermediateDirectories: true) }
-        func run(_ args: String...) throws -> Binaries.Result { try Binaries.run("alarm", args, environment: environment) }
+        init() throws {
+            try FileManager.default.createDirectory(atPath: root + "/sounds", withIntermediateDirectories: true)
+        }
+        func run(_ args: String...) throws -> Binaries.Result {
+            try Binaries.run("alarm", args, environment: environment)
+        }
         func list() throws -> [[String: Any]] {
             let r = try run("list", "--json")
             return (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
@@ -28,7 +34,9 @@ struct CLITests {
             let r = try Binaries.run(name, ["--version"])
             #expect(r.status == 0, "\(name) --version: \(r.stderr)")
             let v = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            #expect(v.range(of: #"^[0-9][A-Za-z0-9.+~-]*$"#, options: .regularExpression) != nil, "\(name) --version: '\(r.stdout)'")
+            #expect(
+                v.range(of: #"^[0-9][A-Za-z0-9.+~-]*$"#, options: .regularExpression) != nil,
+                "\(name) --version: '\(r.stdout)'")
             seen.insert(v)
         }
         #expect(seen.count == 1, "the entry points disagree: \(seen)")
@@ -40,8 +48,9 @@ struct CLITests {
     @Test("add prints the id and the next ring; list --json shows every field")
     func addAndList() throws {
         let e = try Env()
-        let r = try e.run("add", "Mon..Fri 06:30", "--id", "work", "--label", "Work", "--snooze", "5m", "--ring", "15m",
-                          "--volume", "80", "--fade-in", "30s")
+        let r = try e.run(
+            "add", "Mon..Fri 06:30", "--id", "work", "--label", "Work", "--snooze", "5m", "--ring", "15m",
+            "--volume", "80", "--fade-in", "30s")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.hasPrefix("added work: next ring "), "\(r.stdout)")
         #expect(r.stdout.contains("+01:00") || r.stdout.contains("+02:00"))
@@ -67,7 +76,10 @@ struct CLITests {
     @Test("systemd's forms (issue #12): list shows and stores systemd's normalized form")
     func systemdForms() throws {
         let e = try Env()
-        for (expr, id) in [("*-*~01 09:00", "month-end"), ("Mon *-05~07/1 07:00", "last-monday"), ("monthly", "rent"), ("2027-12-24", "eve")] {
+        for (expr, id) in [
+            ("*-*~01 09:00", "month-end"), ("Mon *-05~07/1 07:00", "last-monday"), ("monthly", "rent"),
+            ("2027-12-24", "eve"),
+        ] {
             let r = try e.run("add", expr, "--id", id)
             #expect(r.status == 0, "\(r.stderr)")
         }
@@ -105,34 +117,38 @@ struct CLITests {
         let byID = Dictionary(uniqueKeysWithValues: try e.list().map { ($0["id"] as! String, $0) })
         #expect(byID["ny"]?["mode"] as? String == "pinned")
         #expect(byID["ny"]?["zone"] as? String == "America/New_York")
-        #expect((byID["ny"]?["next"] as? String)?.hasSuffix("-05:00") == true || (byID["ny"]?["next"] as? String)?.hasSuffix("-04:00") == true)
+        #expect(
+            (byID["ny"]?["next"] as? String)?.hasSuffix("-05:00") == true
+                || (byID["ny"]?["next"] as? String)?.hasSuffix("-04:00") == true)
         #expect(byID["tokyo"]?["zone"] as? String == "Asia/Tokyo")
         #expect(byID["tea"]?["mode"] as? String == "absolute")
         #expect(byID["new-year"]?["at"] as? String == "2030-01-01T06:00:00+00:00")
     }
 
-    @Test("bad input is refused with a clear message and stores nothing", arguments: [
-        (["add", "*-02-30 07:00"], "February has no day 30"),
-        (["add", "07:00 Mars/Olympus"], "unknown time zone"),
-        (["add", "07:00", "--zone", "Nowhere/Town"], "unknown time zone"),
-        (["add", "07:61"], "minute 61"),
-        // As systemd refuses them (issue #23), shown on one line: a script's trailing newline, a tab.
-        (["add", "Mon 06:30\n"], "invalid calendar expression 'Mon 06:30\\n': it holds a line break"),
-        (["add", "Mon\t06:30"], "'Mon\\t06:30': it holds a tab"),
-        (["add", "2020-01-01 07:00"], "never ring"),
-        (["add", "--in", "soon"], "invalid duration"),
-        (["add", "--at", "tomorrow"], "RFC 3339"),
-        (["add", "07:00", "--in", "5m"], "exactly one"),
-        (["add"], "exactly one"),
-        (["add", "07:00", "--volume", "150"], "0-100"),
-        (["add", "07:00", "--id", "../etc"], "alarm id"),
-        (["add", "07:00", "--sound", "../../etc/passwd"], "--sound"),
-        (["add", "--in", "5m", "--zone", "UTC"], "--zone applies to an expression"),
-        (["remove"], "--all"),
-        (["remove", "ghost"], "no alarm with id 'ghost'"),
-        (["skip", "ghost"], "no alarm with id 'ghost'"),
-        (["snooze", "banana"], "invalid duration"),
-    ])
+    @Test(
+        "bad input is refused with a clear message and stores nothing",
+        arguments: [
+            (["add", "*-02-30 07:00"], "February has no day 30"),
+            (["add", "07:00 Mars/Olympus"], "unknown time zone"),
+            (["add", "07:00", "--zone", "Nowhere/Town"], "unknown time zone"),
+            (["add", "07:61"], "minute 61"),
+            // As systemd refuses them (issue #23), shown on one line: a script's trailing newline, a tab.
+            (["add", "Mon 06:30\n"], "invalid calendar expression 'Mon 06:30\\n': it holds a line break"),
+            (["add", "Mon\t06:30"], "'Mon\\t06:30': it holds a tab"),
+            (["add", "2020-01-01 07:00"], "never ring"),
+            (["add", "--in", "soon"], "invalid duration"),
+            (["add", "--at", "tomorrow"], "RFC 3339"),
+            (["add", "07:00", "--in", "5m"], "exactly one"),
+            (["add"], "exactly one"),
+            (["add", "07:00", "--volume", "150"], "0-100"),
+            (["add", "07:00", "--id", "../etc"], "alarm id"),
+            (["add", "07:00", "--sound", "../../etc/passwd"], "--sound"),
+            (["add", "--in", "5m", "--zone", "UTC"], "--zone applies to an expression"),
+            (["remove"], "--all"),
+            (["remove", "ghost"], "no alarm with id 'ghost'"),
+            (["skip", "ghost"], "no alarm with id 'ghost'"),
+            (["snooze", "banana"], "invalid duration"),
+        ])
     func refusals(args: [String], message: String) throws {
         let e = try Env()
         let r = try Binaries.run("alarm", args, environment: e.environment)
@@ -146,7 +162,9 @@ struct CLITests {
         let e = try Env()
         let r = try e.run("add", "07:00", "--sound", "missing.wav", "--id", "m")
         #expect(r.status == 0)
-        #expect(r.stderr.contains("warning") && r.stderr.contains("missing.wav") && r.stderr.contains("default tone"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains("warning") && r.stderr.contains("missing.wav") && r.stderr.contains("default tone"),
+            "\(r.stderr)")
         #expect(try e.list().first?["sound"] as? String == "missing.wav")
     }
 
@@ -187,7 +205,8 @@ struct CLITests {
         #expect(try e.run("add", "--in", "7h12m", "--id", "much-later").status == 0)
         let r = try e.run("next")
         #expect(r.stdout.hasPrefix("later in 2 h"), "\(r.stdout)")
-        let json = try JSONSerialization.jsonObject(with: Data(try e.run("next", "--json").stdout.utf8)) as? [String: Any]
+        let json =
+            try JSONSerialization.jsonObject(with: Data(try e.run("next", "--json").stdout.utf8)) as? [String: Any]
         #expect(json?["id"] as? String == "later")
         #expect((json?["in"] as? Int).map { abs($0 - 7200) < 5 } == true)
     }
@@ -208,7 +227,8 @@ struct CLITests {
         // Garbage and a bad expression change nothing.
         try "not json".write(toFile: e.root + "/bad.json", atomically: true, encoding: .utf8)
         #expect(try e.run("import", e.root + "/bad.json").status != 0)
-        try #"[{"id":"x","expression":"*-02-30 07:00"}]"#.write(toFile: e.root + "/bad2.json", atomically: true, encoding: .utf8)
+        try #"[{"id":"x","expression":"*-02-30 07:00"}]"#.write(
+            toFile: e.root + "/bad2.json", atomically: true, encoding: .utf8)
         let bad = try e.run("import", e.root + "/bad2.json")
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("February has no day 30"), "\(bad.stderr)")
@@ -219,8 +239,11 @@ struct CLITests {
     func historyAndStatus() throws {
         let e = try Env()
         #expect(try e.run("history").stdout.contains("no history yet"))
-        #expect(try e.run("history", "--json").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]" ||
-                (try JSONSerialization.jsonObject(with: Data(try e.run("history", "--json").stdout.utf8)) as? [Any])?.isEmpty == true)
+        #expect(
+            try e.run("history", "--json").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]"
+                || (try JSONSerialization.jsonObject(with: Data(try e.run("history", "--json").stdout.utf8)) as? [Any])?
+                    .isEmpty == true
+        )
         let s = try e.run("status", "--json")
         #expect(s.status != 0)
         let object = try JSONSerialization.jsonObject(with: Data(s.stdout.utf8)) as? [String: Any]

@@ -23,7 +23,9 @@ final class CheckHarness: AlarmdHarness, @unchecked Sendable {
             pcm.recplug { type plug slave { pcm "rec" format S16_LE } }
 
             """
-        alsa += workingDefault ? "pcm.!default { type plug slave { pcm \"rec\" format S16_LE } }\n" : "pcm.!default { type hw card 98 }\n"
+        alsa +=
+            workingDefault
+            ? "pcm.!default { type plug slave { pcm \"rec\" format S16_LE } }\n" : "pcm.!default { type hw card 98 }\n"
         try alsa.write(toFile: root + "/asound.conf", atomically: true, encoding: .utf8)
         environment.merge([
             "ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:" + root + "/asound.conf",
@@ -57,7 +59,9 @@ final class CheckHarness: AlarmdHarness, @unchecked Sendable {
             }
             """
         try source.write(toFile: dir + "/fakeclock.c", atomically: true, encoding: .utf8)
-        let compilers = ["/usr/bin/cc", "/usr/bin/gcc", "/usr/bin/clang"] + (ProcessInfo.processInfo.environment["PATH"] ?? "")
+        let compilers =
+            ["/usr/bin/cc", "/usr/bin/gcc", "/usr/bin/clang"]
+            + (ProcessInfo.processInfo.environment["PATH"] ?? "")
             .split(separator: ":").map { $0 + "/clang" }
         guard let cc = compilers.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw PulseNullSink.Failed(description: "no C compiler (cc, gcc, clang) to build the fake adjtimex")
@@ -87,4 +91,3 @@ func checks(_ json: Any?) -> [String: [String: Any]] {
     for c in list { if let n = c["name"] as? String { out[n] = c } }
     return out
 }
-

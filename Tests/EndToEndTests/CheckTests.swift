@@ -34,9 +34,14 @@ struct CheckTests {
         #expect(o["verdict"] as? String == "ok")
         let next = try h.cli("next", "--json").stdout
         #expect(next.contains("\"at\":\"\(o["at"] as? String ?? "?")\""), "at matches alarm next: \(next)")
-        #expect(statuses(json) == ["daemon": "ok", "sound": "ok", "device": "ok", "mixer": "ok", "clock": "ok", "zone": "ok", "storage": "ok"])
+        #expect(
+            statuses(json) == [
+                "daemon": "ok", "sound": "ok", "device": "ok", "mixer": "ok", "clock": "ok", "zone": "ok",
+                "storage": "ok",
+            ])
         for c in (o["checks"] as? [[String: Any]]) ?? [] { #expect(Set(c.keys) == ["name", "status", "message"]) }
-        #expect((checks(json)["daemon"]?["message"] as? String)?.hasPrefix("alarmd runs and will ring 'work' at ") == true)
+        #expect(
+            (checks(json)["daemon"]?["message"] as? String)?.hasPrefix("alarmd runs and will ring 'work' at ") == true)
         #expect((checks(json)["zone"]?["message"] as? String)?.contains("Europe/Berlin") == true)
         // The human form: a heading, one line per check, the verdict.
         let human = try h.cli("check")
@@ -101,7 +106,9 @@ struct CheckTests {
         }
     }
 
-    @Test("the configured device does not open, 'default' does: warning naming the device that will be used; nothing is played")
+    @Test(
+        "the configured device does not open, 'default' does: warning naming the device that will be used; nothing is played"
+    )
     func chainFallback() throws {
         let h = try CheckHarness(device: "hw:99", workingDefault: true)
         defer { h.shutdown() }
@@ -189,10 +196,15 @@ struct CheckTests {
         chmod(h.stateDir, 0o770)
         chmod(h.runtimeDir, 0o755)
         chmod(h.root, 0o755)
-        let r = try Binaries.runAbsolute("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups",
-                                                             Binaries.directory.path + "/alarm", "check", "--json"],
-                                         environment: h.environment)
-        let o = try #require(try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout) \(r.stderr)")
+        let r = try Binaries.runAbsolute(
+            "/usr/bin/setpriv",
+            [
+                "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                Binaries.directory.path + "/alarm", "check", "--json",
+            ],
+            environment: h.environment)
+        let o = try #require(
+            try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout) \(r.stderr)")
         #expect(o["alarm"] as? String == "work", "from status.json: \(o)")
         #expect(statuses(o)["daemon"] == "ok", "alarmd runs, seen through its lock")
         #expect(statuses(o)["alarm"] == "warning", "its sound could not be checked")

@@ -34,7 +34,8 @@ struct CreatedTests {
         var berlin = Calendar(identifier: .gregorian)
         berlin.timeZone = TimeZone(identifier: "Europe/Berlin")!
         let tomorrow = try #require(berlin.date(byAdding: .day, value: 1, to: past.instant))
-        let printed = try #require(added.stdout.components(separatedBy: "next ring ").last?.split(separator: " ").first.map(String.init))
+        let printed = try #require(
+            added.stdout.components(separatedBy: "next ring ").last?.split(separator: " ").first.map(String.init))
         #expect(parseRFC3339(printed) == tomorrow, "alarm add printed \(added.stdout)")
         // `created` is in list --json, and the next ring there agrees.
         let entry = try #require(try listed(h, "past"))
@@ -84,7 +85,8 @@ struct CreatedTests {
         Thread.sleep(forTimeInterval: 4)
         let mark = h.recorder.count
         try h.start()
-        let onset = try #require(h.recorder.waitForSound(from: mark, timeout: 30), "the owed occurrence did not ring: \(h.log)")
+        let onset = try #require(
+            h.recorder.waitForSound(from: mark, timeout: 30), "the owed occurrence did not ring: \(h.log)")
         _ = onset
         #expect(h.status()?.string("state") == "ringing")
         #expect(try h.cli("stop").status == 0)
@@ -126,9 +128,13 @@ struct CreatedTests {
         Thread.sleep(forTimeInterval: 4)
         let mark = h.recorder.count
         try h.start()
-        #expect(h.recorder.waitForSound(from: mark, timeout: 30) != nil, "the owed occurrence in .bak did not ring: \(h.log)")
+        #expect(
+            h.recorder.waitForSound(from: mark, timeout: 30) != nil,
+            "the owed occurrence in .bak did not ring: \(h.log)")
         _ = try h.cli("stop")
-        #expect(h.wait(5) { h.history().contains { $0.string("alarm") == "soon" && $0["late"] as? Bool == true } }, "\(h.history())")
+        #expect(
+            h.wait(5) { h.history().contains { $0.string("alarm") == "soon" && $0["late"] as? Bool == true } },
+            "\(h.history())")
     }
 
     @Test("issue #9: import keeps a given created and stamps the import time otherwise")
@@ -137,9 +143,9 @@ struct CreatedTests {
         defer { h.shutdown() }
         let file = h.root + "/in.json"
         try """
-            [{"id": "kept", "expression": "07:00", "created": "2026-01-02T03:04:05.678+00:00"},
-             {"id": "fresh", "expression": "08:00"}]
-            """.write(toFile: file, atomically: true, encoding: .utf8)
+        [{"id": "kept", "expression": "07:00", "created": "2026-01-02T03:04:05.678+00:00"},
+         {"id": "fresh", "expression": "08:00"}]
+        """.write(toFile: file, atomically: true, encoding: .utf8)
         let before = Date().addingTimeInterval(-1)
         let r = try h.cli("import", file)
         #expect(r.status == 0, "\(r.stderr)")
@@ -150,7 +156,8 @@ struct CreatedTests {
         // export carries it too; an edit that keeps the trigger keeps it; a new trigger resets it.
         #expect(try h.cli("export").stdout.contains("2026-01-02T03:04:05.678"))
         #expect(try h.cli("add", "07:00", "--id", "kept", "--label", "renamed").status == 0)
-        #expect(try listed(h, "kept")?.string("created").flatMap(parseRFC3339) == parseRFC3339("2026-01-02T03:04:05.678Z"))
+        #expect(
+            try listed(h, "kept")?.string("created").flatMap(parseRFC3339) == parseRFC3339("2026-01-02T03:04:05.678Z"))
         #expect(try h.cli("add", "07:15", "--id", "kept").status == 0)
         let reset = try #require(try listed(h, "kept")?.string("created").flatMap(parseRFC3339))
         #expect(abs(reset.timeIntervalSinceNow) < 5)
@@ -191,6 +198,7 @@ struct CreatedTests {
         let at = try #require(stored.string("at").flatMap(parseRFC3339))
         let created = try #require(stored.string("created").flatMap(parseRFC3339))
         #expect(at > created, "stored \(stored)")
-        #expect(h.wait(15) { h.history().contains { $0.string("alarm") == "soon" } }, "acknowledged, never rang: \(h.log)")
+        #expect(
+            h.wait(15) { h.history().contains { $0.string("alarm") == "soon" } }, "acknowledged, never rang: \(h.log)")
     }
 }

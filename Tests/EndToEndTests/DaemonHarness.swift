@@ -6,6 +6,7 @@ import Foundation
 final class DaemonHarness: AlarmdHarness, @unchecked Sendable {
     /// `config` is the text of the config file (`key = value` lines).
     init(zone: String = "Europe/Berlin", config: String = "ring = 30s\n") throws {
-        try super.init(name: "alarm-e2e", zone: zone, config: config, audio: .pulseSink("alarme2e"), directories: ["zoneinfo"])
+        try super.init(
+            name: "alarm-e2e", zone: zone, config: config, audio: .pulseSink("alarme2e"), directories: ["zoneinfo"])
     }
 }

@@ -30,7 +30,9 @@ struct DaemonTests {
         let r = try h.cli("stop")
         #expect(r.status == 0, "\(r.stderr) \(r.stdout) \(h.log)")
         let mark = h.recorder.count
-        #expect(h.wait(5) { h.recorder.count >= mark + h.rate * 3 / 2 }, "the recording stopped after the stop: \(h.recordingDiagnosis)")
+        #expect(
+            h.wait(5) { h.recorder.count >= mark + h.rate * 3 / 2 },
+            "the recording stopped after the stop: \(h.recordingDiagnosis)")
         let s = h.recorder.samples
         // Allow up to 0.5 s of sound already in flight, then one second of exact quiet.
         let quiet = Recording.firstSilence(s, from: mark, length: h.rate, threshold: 50)
@@ -58,7 +60,8 @@ struct DaemonTests {
 
         try stopAndExpectSilence(h)
         #expect(h.status()?.string("state") == "idle")
-        #expect(!(try h.cli("list", "--json").stdout.contains("\"tea\"")), "a --once alarm must be removed after it rang")
+        #expect(
+            !(try h.cli("list", "--json").stdout.contains("\"tea\"")), "a --once alarm must be removed after it rang")
 
         // It rang at its second: the first frame went to ALSA within a second of the instant.
         let entry = try #require(h.history().first { $0.string("alarm") == "tea" })
@@ -66,7 +69,8 @@ struct DaemonTests {
         let scheduled = try #require(entry.string("scheduled").flatMap(parseRFC3339))
         let started = try #require(entry.string("started").flatMap(parseRFC3339))
         #expect(abs(scheduled.timeIntervalSince(at.instant)) < 0.001)
-        #expect(started >= scheduled && started.timeIntervalSince(scheduled) < 1.0, "started \(started) for \(scheduled)")
+        #expect(
+            started >= scheduled && started.timeIntervalSince(scheduled) < 1.0, "started \(started) for \(scheduled)")
         #expect(entry["late"] as? Bool == false)
     }
 
@@ -75,17 +79,22 @@ struct DaemonTests {
         let h = try harness()
         defer { h.shutdown() }
         #expect(try h.cli("add", "--in", "2s", "--id", "nap", "--sound", Self.a440).status == 0)
-        let first = try #require(h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "nothing was heard: \(h.log)")
+        let first = try #require(
+            h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "nothing was heard: \(h.log)")
         _ = first
         let r = try h.cli("snooze", "5s")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.hasPrefix("snoozed until "))
         #expect(h.status()?.string("state") == "snoozed")
         let mark = h.recorder.count
-        #expect(h.wait(5) { h.recorder.count >= mark + h.rate }, "the recording stopped after the snooze: \(h.recordingDiagnosis)")
-        let quiet = try #require(Recording.firstSilence(h.recorder.samples, from: mark, length: h.rate / 2, threshold: 50))
+        #expect(
+            h.wait(5) { h.recorder.count >= mark + h.rate },
+            "the recording stopped after the snooze: \(h.recordingDiagnosis)")
+        let quiet = try #require(
+            Recording.firstSilence(h.recorder.samples, from: mark, length: h.rate / 2, threshold: 50))
         #expect(quiet - mark < h.rate / 2, "snooze must silence it at once")
-        let again = try #require(h.recorder.waitForSound(from: quiet, timeout: 30), "it did not ring again after the snooze")
+        let again = try #require(
+            h.recorder.waitForSound(from: quiet, timeout: 30), "it did not ring again after the snooze")
         let gap = Double(again - quiet) / Double(h.rate)
         #expect(gap > 4.0 && gap < 6.5, "rang again after \(gap) s of silence, expected about 5 s")
         #expect(tone(h, from: again) == 440)
@@ -105,7 +114,8 @@ struct DaemonTests {
         let added = try h.cli("add", "--in", "2s", "--id", "bad", "--sound", "broken.wav")
         #expect(added.status == 0, "a sound that will not play is a warning, not an error")
         #expect(added.stderr.contains("warning") && added.stderr.contains("broken.wav"), "\(added.stderr)")
-        let onset = try #require(h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "the alarm stayed silent: \(h.log)")
+        let onset = try #require(
+            h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "the alarm stayed silent: \(h.log)")
         #expect(tone(h, from: onset, seconds: 0.4) == 880, "the default tone must ring")
         let status = try #require(h.status())
         #expect(status.string("sound") == "default")
@@ -165,7 +175,8 @@ struct DaemonTests {
         try h.start()
         #expect(h.status()?.string("state") == "snoozed", "the restarted daemon must know it is snoozed")
         let mark = h.recorder.count
-        let again = try #require(h.recorder.waitForSound(from: mark, timeout: 30), "the snooze was lost in the crash: \(h.log)")
+        let again = try #require(
+            h.recorder.waitForSound(from: mark, timeout: 30), "the snooze was lost in the crash: \(h.log)")
         let elapsed = Date().timeIntervalSince(snoozedAt) - Double(h.recorder.count - again) / Double(h.rate)
         #expect(elapsed > 5 && elapsed < 8.5, "rang again \(elapsed) s after snooze 6s")
         #expect(tone(h, from: again) == 440)
@@ -200,9 +211,12 @@ struct DaemonTests {
         #expect(h.stop() == 0, "SIGTERM must stop alarmd cleanly: \(h.log)")
         Thread.sleep(forTimeInterval: 5)
         let mark = h.recorder.count
-        #expect(Recording.firstSound(h.recorder.samples, from: 0, threshold: 1000) == nil, "nothing may ring while it is down")
+        #expect(
+            Recording.firstSound(h.recorder.samples, from: 0, threshold: 1000) == nil,
+            "nothing may ring while it is down")
         try h.start()
-        let onset = try #require(h.recorder.waitForSound(from: mark, timeout: 30), "the missed alarm did not ring at start: \(h.log)")
+        let onset = try #require(
+            h.recorder.waitForSound(from: mark, timeout: 30), "the missed alarm did not ring at start: \(h.log)")
         #expect(tone(h, from: onset) == 440)
         try stopAndExpectSilence(h)
         let entry = try #require(h.history().first { $0.string("alarm") == "late" })
@@ -228,19 +242,27 @@ struct DaemonTests {
         #expect(h.wait(3) { (h.status()?["next"] as? [String: Any])?["id"] as? String == "floating-berlin" })
 
         try h.setZone("America/New_York")
-        #expect(h.wait(2) { (h.status()?["next"] as? [String: Any])?["id"] as? String == "floating-ny" },
-                "the zone change was not seen within 2 s: \(String(describing: h.status())) \(h.log)")
+        #expect(
+            h.wait(2) { (h.status()?["next"] as? [String: Any])?["id"] as? String == "floating-ny" },
+            "the zone change was not seen within 2 s: \(String(describing: h.status())) \(h.log)")
 
         #expect(h.wait(40) { h.history().contains { $0.string("alarm") == "absolute" } }, "\(h.log)")
         Thread.sleep(forTimeInterval: 3)
         // An occurrence may have several entries (with `ring = 2s` a ring snoozes itself, and the
         // next alarm then supersedes that snooze: snoozed, silenced), all with its `scheduled`.
-        let rang = Dictionary(h.history().compactMap { e -> (String, Date)? in
-            guard let id = e.string("alarm"), let s = e.string("scheduled").flatMap(parseRFC3339) else { return nil }
-            return (id, s)
-        }, uniquingKeysWith: { first, _ in first })
-        #expect(rang["floating-ny"].map { abs($0.timeIntervalSince(ny.instant)) < 1 } == true, "floating alarm follows the new zone: \(rang)")
-        #expect(rang["pinned"].map { abs($0.timeIntervalSince(pinned.instant)) < 1 } == true, "pinned keeps Berlin's time: \(rang)")
+        let rang = Dictionary(
+            h.history().compactMap { e -> (String, Date)? in
+                guard let id = e.string("alarm"), let s = e.string("scheduled").flatMap(parseRFC3339) else {
+                    return nil
+                }
+                return (id, s)
+            }, uniquingKeysWith: { first, _ in first })
+        #expect(
+            rang["floating-ny"].map { abs($0.timeIntervalSince(ny.instant)) < 1 } == true,
+            "floating alarm follows the new zone: \(rang)")
+        #expect(
+            rang["pinned"].map { abs($0.timeIntervalSince(pinned.instant)) < 1 } == true,
+            "pinned keeps Berlin's time: \(rang)")
         #expect(rang["absolute"] != nil)
         #expect(rang["floating-berlin"] == nil, "a floating Berlin wall time is now 6 h away: \(rang)")
         let list = try h.cli("list", "--json").stdout
@@ -253,12 +275,16 @@ struct DaemonTests {
         // than left to a distribution's ALSA hook for a running sound server (Debian's pulseaudio
         // ships one; the arm64 root of scripts/test-arm64 runs without it).
         let conf = FileManager.default.temporaryDirectory.path + "/alarm-default-pulse-\(UUID().uuidString).conf"
-        try "pcm.!default { type pulse }\nctl.!default { type pulse }\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        try "pcm.!default { type pulse }\nctl.!default { type pulse }\n".write(
+            toFile: conf, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: conf) }
-        let h = try harness(environment: ["ALARM_DEVICE": "hw:7", "ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:" + conf])
+        let h = try harness(environment: [
+            "ALARM_DEVICE": "hw:7", "ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:" + conf,
+        ])
         defer { h.shutdown() }
         #expect(try h.cli("add", "--in", "2s", "--id", "fallback", "--sound", Self.a440).status == 0)
-        let onset = try #require(h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "no fallback rang: \(h.log)")
+        let onset = try #require(
+            h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "no fallback rang: \(h.log)")
         #expect(tone(h, from: onset) == 440)
         #expect(h.log.contains("hw:7"), "the failing device must be logged with ALSA's error: \(h.log)")
         try stopAndExpectSilence(h)
@@ -269,11 +295,14 @@ struct DaemonTests {
         // No PulseAudio server reachable and no card: every device of the fallback list fails.
         let h = try harness(
             config: "ring = 3s\n",
-            environment: ["ALARM_DEVICE": "hw:7", "PULSE_SERVER": "unix:/nonexistent/native", "XDG_RUNTIME_DIR": "/nonexistent"])
+            environment: [
+                "ALARM_DEVICE": "hw:7", "PULSE_SERVER": "unix:/nonexistent/native", "XDG_RUNTIME_DIR": "/nonexistent",
+            ])
         defer { h.shutdown() }
         #expect(try h.cli("add", "--in", "1s", "--id", "mute").status == 0)
-        #expect(h.wait(10) { h.status()?.string("reason")?.contains("ALSA device") == true },
-                "status must say why nothing plays: \(String(describing: h.status()))")
+        #expect(
+            h.wait(10) { h.status()?.string("reason")?.contains("ALSA device") == true },
+            "status must say why nothing plays: \(String(describing: h.status()))")
         #expect(h.wait(15) { h.history().contains { $0.string("alarm") == "mute" } }, "\(h.log)")
         let entry = try #require(h.history().first { $0.string("alarm") == "mute" })
         #expect(entry.string("outcome") == "failed", "\(entry)")
@@ -294,7 +323,9 @@ struct DaemonTests {
         #expect(try String(contentsOfFile: h.fifoPath, encoding: .utf8) == "not a fifo", "the file must be left alone")
     }
 
-    @Test("a clock set is noticed at once and the schedule recomputed", .enabled(if: Privileges.canSetClock, "setting the clock needs root with CAP_SYS_TIME"))
+    @Test(
+        "a clock set is noticed at once and the schedule recomputed",
+        .enabled(if: Privileges.canSetClock, "setting the clock needs root with CAP_SYS_TIME"))
     func clockSet() throws {
         let h = try harness()
         defer { h.shutdown() }
@@ -305,7 +336,8 @@ struct DaemonTests {
         clock_gettime(CLOCK_REALTIME, &now)
         #expect(clock_settime(CLOCK_REALTIME, &now) == 0)
         #expect(h.wait(3) { h.log.contains("the system clock was set") }, "\(h.log)")
-        let onset = try #require(h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "the alarm was lost: \(h.log)")
+        let onset = try #require(
+            h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "the alarm was lost: \(h.log)")
         #expect(tone(h, from: onset) == 440)
         try stopAndExpectSilence(h)
         #expect(h.history().filter { $0.string("alarm") == "after-set" }.count == 1)
@@ -325,7 +357,9 @@ struct DaemonTests {
         let r = try h.cli("snooze")
         #expect(r.status == 0, "\(r.stderr)")
         let until = try #require(h.status()?.string("snoozed_until").flatMap(parseRFC3339))
-        #expect(until.timeIntervalSinceNow < 4 && until.timeIntervalSinceNow > 0, "snooze must use the reloaded 3 s default, got \(until)")
+        #expect(
+            until.timeIntervalSinceNow < 4 && until.timeIntervalSinceNow > 0,
+            "snooze must use the reloaded 3 s default, got \(until)")
         // A broken config on reload: logged, and the old settings stay.
         try FileManager.default.removeItem(atPath: h.root + "/alarm.conf")
         try FileManager.default.moveItem(atPath: h.root + "/alarm.conf.broken", toPath: h.root + "/alarm.conf")
@@ -348,7 +382,8 @@ struct DaemonTests {
         try broken.write(toFile: h.stateDir + "/alarms.json", atomically: true, encoding: .utf8)
         try h.start()
         #expect(h.log.contains("alarms.json.bak"), "\(h.log)")
-        let onset = try #require(h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "silent morning: \(h.log)")
+        let onset = try #require(
+            h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "silent morning: \(h.log)")
         #expect(tone(h, from: onset) == 440)
         try stopAndExpectSilence(h)
         #expect(try String(contentsOfFile: h.stateDir + "/alarms.json", encoding: .utf8) == broken)
@@ -374,12 +409,15 @@ struct DaemonTests {
         #expect(status.stdout.contains("alarmd is not running"))
     }
 
-    @Test("status.json rewritten on its own while the stop waits in the FIFO: the CLI waits for the command count, then confirms")
+    @Test(
+        "status.json rewritten on its own while the stop waits in the FIFO: the CLI waits for the command count, then confirms"
+    )
     func unrelatedStatusWriteIsNoAnswer() throws {
         let root = FileManager.default.temporaryDirectory.path + "/alarm-standin-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: root + "/run", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let fifo = root + "/run/control", status = root + "/run/status.json"
+        let fifo = root + "/run/control"
+        let status = root + "/run/status.json"
         #expect(mkfifo(fifo, 0o620) == 0)
         // A stand-in for a busy alarmd: it holds the FIFO open, and writes status.json as alarmd
         // does (a new file renamed into place).
@@ -387,7 +425,8 @@ struct DaemonTests {
         try #require(reader >= 0)
         defer { close(reader) }
         @Sendable func write(_ state: String, commands: Int) {
-            let json = "{\"state\":\"\(state)\",\"alarm\":null,\"sound\":\"default\",\"reason\":null,\"snoozed_until\":null,\"next\":null,\"warnings\":[],\"commands\":\(commands)}\n"
+            let json =
+                "{\"state\":\"\(state)\",\"alarm\":null,\"sound\":\"default\",\"reason\":null,\"snoozed_until\":null,\"next\":null,\"warnings\":[],\"commands\":\(commands)}\n"
             try? json.write(toFile: status + ".new", atomically: false, encoding: .utf8)
             rename(status + ".new", status)
         }
@@ -400,7 +439,9 @@ struct DaemonTests {
             Thread.sleep(forTimeInterval: 2.8)
             var buffer = [UInt8](repeating: 0, count: 64)
             let n = read(reader, &buffer, buffer.count)
-            write(n > 0 && String(decoding: buffer[0..<n], as: UTF8.self).split(separator: "\n") == ["stop"] ? "idle" : "ringing", commands: 8)
+            write(
+                n > 0 && String(decoding: buffer[0..<n], as: UTF8.self).split(separator: "\n") == ["stop"]
+                    ? "idle" : "ringing", commands: 8)
         }
         standIn.start()
         let env = ["ALARM_STATE_DIR": root + "/state", "ALARM_RUNTIME_DIR": root + "/run", "ALARM_CONFIG": "/dev/null"]

@@ -11,8 +11,10 @@ struct DevicesTests {
         let root = FileManager.default.temporaryDirectory.path + "/alarm-devices-" + UUID().uuidString
         var recording: String { root + "/played.wav" }
         var environment: [String: String] {
-            ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:" + root + "/test.conf", "ALARM_CONFIG": "/dev/null",
-             "ALARM_STATE_DIR": root + "/state", "ALARM_RUNTIME_DIR": root + "/run", "ALARM_DEVICE": "rec"]
+            [
+                "ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:" + root + "/test.conf", "ALARM_CONFIG": "/dev/null",
+                "ALARM_STATE_DIR": root + "/state", "ALARM_RUNTIME_DIR": root + "/run", "ALARM_DEVICE": "rec",
+            ]
         }
         init() throws {
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
@@ -32,7 +34,9 @@ struct DevicesTests {
     }
 
     func json(_ r: Binaries.Result) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "not JSON: \(r.stdout) \(r.stderr)")
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
+            "not JSON: \(r.stdout) \(r.stderr)")
     }
 
     func pcm(_ object: [String: Any], _ name: String) -> [String: Any]? {
@@ -90,19 +94,23 @@ struct DevicesTests {
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.lines.first == "device alarm uses now: rec (opens)", "\(r.stdout)")
         #expect(r.lines.contains { $0.hasPrefix("PCM ") && $0.contains("OPENS") && $0.contains("DESCRIPTION") })
-        let row = r.lines.first { $0.hasPrefix("rec ") }?.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        let row = r.lines.first { $0.hasPrefix("rec ") }?.split(separator: " ", omittingEmptySubsequences: true).map(
+            String.init)
         #expect(row == ["rec", "yes", "Test", "recorder"], "\(r.stdout)")
         let brokenRow = r.lines.first { $0.hasPrefix("broken ") }
         #expect(brokenRow?.contains(" no ") == true, "\(r.stdout)")
         #expect(!r.stderr.contains("ALSA lib"), "alsa-lib's own error lines are kept off the listing: \(r.stderr)")
     }
 
-    @Test("the plugins' own noise stays off: JACK's client library, tried through alsa-lib's jack PCM with no JACK server, prints nothing")
+    @Test(
+        "the plugins' own noise stays off: JACK's client library, tried through alsa-lib's jack PCM with no JACK server, prints nothing"
+    )
     func noJackNoise() throws {
         // libasound2-plugins' jack PCM (scripts/deps --test installs it): alsa-lib loads libjack,
         // which prints "jack server is not running or cannot be started" and more on stderr.
-        try #require(FileManager.default.fileExists(atPath: "/usr/share/alsa/alsa.conf.d/50-jack.conf"),
-                     "libasound2-plugins is not installed: nothing here would try JACK")
+        try #require(
+            FileManager.default.fileExists(atPath: "/usr/share/alsa/alsa.conf.d/50-jack.conf"),
+            "libasound2-plugins is not installed: nothing here would try JACK")
         let e = try Env()
         for args in [["devices"], ["devices", "--json"]] {
             let r = try Binaries.run("alarm", args, environment: e.environment)

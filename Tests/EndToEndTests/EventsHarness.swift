@@ -9,7 +9,10 @@ final class Follower: @unchecked Sendable {
 
     /// Starts `name args` with the harness's environment (plus `environment`); stdout to
     /// `outputPath` (stderr too when `mergeStderr`).
-    init(_ h: AlarmdHarness, _ name: String, _ args: [String], output: String, environment: [String: String] = [:], mergeStderr: Bool = false) throws {
+    init(
+        _ h: AlarmdHarness, _ name: String, _ args: [String], output: String, environment: [String: String] = [:],
+        mergeStderr: Bool = false
+    ) throws {
         outputPath = output
         if mergeStderr {
             process = try h.spawn(name, args, environment: environment, output: output)
@@ -32,8 +35,12 @@ final class Follower: @unchecked Sendable {
         waitUntil(timeout: timeout) {
             let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/fd")) ?? []
             return fds.contains { fd in
-                guard (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.pid)/fd/\(fd)")) == "anon_inode:inotify" else { return false }
-                return (try? String(contentsOfFile: "/proc/\(process.pid)/fdinfo/\(fd)", encoding: .utf8))?.contains("inotify wd:") == true
+                guard
+                    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.pid)/fd/\(fd)"))
+                        == "anon_inode:inotify"
+                else { return false }
+                return (try? String(contentsOfFile: "/proc/\(process.pid)/fdinfo/\(fd)", encoding: .utf8))?.contains(
+                    "inotify wd:") == true
             }
         }
     }

@@ -20,7 +20,9 @@ struct HooksTests {
         // Whole runs only: the last block may still be being written.
         return text.components(separatedBy: "---\n").dropLast().compactMap { block in
             let lines = block.split(separator: "\n").map(String.init)
-            guard let first = lines.first, let object = try? JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any] else { return nil }
+            guard let first = lines.first,
+                let object = try? JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any]
+            else { return nil }
             var env: [String: String] = [:]
             for line in lines.dropFirst() {
                 guard let eq = line.firstIndex(of: "=") else { continue }
@@ -30,12 +32,16 @@ struct HooksTests {
         }
     }
 
-    @Test("a ring runs every hook: the event on stdin, ALARM_EVENT/ID/LABEL/SCHEDULED set; a slow hook is killed at the time limit without delaying the ring or the others; a failing one is logged")
+    @Test(
+        "a ring runs every hook: the event on stdin, ALARM_EVENT/ID/LABEL/SCHEDULED set; a slow hook is killed at the time limit without delaying the ring or the others; a failing one is logged"
+    )
     func hooksAtARing() throws {
         let h = try DaemonHarness(config: "ring = 30s\nhook_timeout = 2s\n")
         defer { h.shutdown() }
         try Recording.writeSineWAV(path: h.soundsDir + "/" + Self.a440, frequency: 440, seconds: 1.5)
-        let hooks = h.root + "/hooks.d", record = h.root + "/record.txt", slowPids = h.root + "/slow.pids"
+        let hooks = h.root + "/hooks.d"
+        let record = h.root + "/record.txt"
+        let slowPids = h.root + "/slow.pids"
         try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: true)
         try write(hooks + "/10-record", "#!/bin/sh\n{ cat; env | grep '^ALARM_' | sort; echo ---; } >> '\(record)'\n")
         // Starts a child of its own and waits: the time limit must kill both.
@@ -49,9 +55,12 @@ struct HooksTests {
         #expect(runner.waitUntilWatching(), "alarm-hooks did not start: \(runner.text)")
 
         let due = Date().addingTimeInterval(3)
-        #expect(try h.cli("add", "--in", "3s", "--id", "hooked", "--label", "Hook me", "--sound", Self.a440).status == 0)
+        #expect(
+            try h.cli("add", "--in", "3s", "--id", "hooked", "--label", "Hook me", "--sound", Self.a440).status == 0)
         _ = try #require(h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "nothing was heard: \(h.log)")
-        #expect(h.wait(10) { runs(record).contains { $0.event["event"] as? String == "ringing" } }, "the hook got no ringing: \(runner.text)")
+        #expect(
+            h.wait(10) { runs(record).contains { $0.event["event"] as? String == "ringing" } },
+            "the hook got no ringing: \(runner.text)")
         let ring = try #require(runs(record).first { $0.event["event"] as? String == "ringing" })
         #expect(ring.event["alarm"] as? String == "hooked")
         #expect(ring.env["ALARM_EVENT"] == "ringing")
@@ -65,7 +74,9 @@ struct HooksTests {
         // The slow hook is still on its first event (alarms-changed); the others are not held up.
         let stopAt = Date()
         #expect(try h.cli("stop").status == 0)
-        #expect(h.wait(10) { runs(record).contains { $0.event["event"] as? String == "stopped" } }, "the hook got no stopped: \(runner.text)")
+        #expect(
+            h.wait(10) { runs(record).contains { $0.event["event"] as? String == "stopped" } },
+            "the hook got no stopped: \(runner.text)")
         #expect(Date().timeIntervalSince(stopAt) < 1.8, "the record hook waited for the slow one")
 
         // The ring was on time: the first frame within a second of its instant.
@@ -78,7 +89,8 @@ struct HooksTests {
         // The slow hook: killed at 2 s for each event (alarms-changed, ringing, stopped, …) in turn.
         let events = h.lastSeq
         #expect(events >= 3)
-        #expect(h.wait(30) { runner.text.components(separatedBy: "20-slow for ").count - 1 == events }, "\(runner.text)")
+        #expect(
+            h.wait(30) { runner.text.components(separatedBy: "20-slow for ").count - 1 == events }, "\(runner.text)")
         let log = runner.text
         #expect(log.contains("20-slow for alarms-changed (seq 1) was killed after 2s (hook_timeout)"), "\(log)")
         #expect(log.contains("20-slow for ringing of 'hooked'") && log.contains("was killed after 2s"), "\(log)")
@@ -86,10 +98,13 @@ struct HooksTests {
         #expect(log.contains("no lights today"), "a hook's stderr goes to the runner's (the journal)")
         #expect(log.contains("40-notes is not an executable file"), "\(log)")
         // Their children died with them.
-        let pids = ((try? String(contentsOfFile: slowPids, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
+        let pids = ((try? String(contentsOfFile: slowPids, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+            Int32($0)
+        }
         #expect(pids.count == events)
         for pid in pids {
-            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
+            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: " ")
+                .dropFirst(2).first
             #expect(state == nil || state == "Z", "the slow hook's sleep \(pid) still runs")
         }
         // In order, each once, for the record hook.

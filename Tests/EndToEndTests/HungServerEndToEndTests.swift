@@ -8,7 +8,9 @@ import Testing
 /// PulseAudio server, so what the ring does after the first one hangs is heard too.
 @Suite("a sound server that hangs does not hold alarmd (PulseAudio, frozen)", .serialized)
 struct HungServerEndToEndTests {
-    @Test("frozen mid-ring: the ring goes on through 'default', alarm stop answers, the pre-flight and alarm check say why; thawed: heard again")
+    @Test(
+        "frozen mid-ring: the ring goes on through 'default', alarm stop answers, the pre-flight and alarm check say why; thawed: heard again"
+    )
     func frozenServer() throws {
         let h = try DaemonHarness(config: "ring = 60s\npreflight = 10m\n")
         defer { h.shutdown() }
@@ -22,12 +24,13 @@ struct HungServerEndToEndTests {
         // suite (the variables are inherited).
         let conf = h.root + "/asound.conf"
         try """
-            pcm.primary { type pulse server "unix:\(h.pulse.socketPath)" }
-            pcm.!default { type pulse server "unix:\(backup.socketPath)" }
+        pcm.primary { type pulse server "unix:\(h.pulse.socketPath)" }
+        pcm.!default { type pulse server "unix:\(backup.socketPath)" }
 
-            """.write(toFile: conf, atomically: true, encoding: .utf8)
+        """.write(toFile: conf, atomically: true, encoding: .utf8)
         let elsewhere = h.root + "/no-pulse"
-        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: elsewhere, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         h.environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:" + conf
         h.environment["ALARM_DEVICE"] = "primary"
         h.environment["PULSE_SERVER"] = "unix:" + backup.socketPath
@@ -59,14 +62,18 @@ struct HungServerEndToEndTests {
         // The pre-flight of the next alarm runs on alarmd's main loop: the hung device fails at
         // once there, the warning says why, and alarmd goes on answering.
         #expect(try h.cli("add", "--in", "5m", "--id", "later").status == 0)
-        #expect(h.wait(15) { ((h.status()?["warnings"] as? [String]) ?? []).contains { $0.hasPrefix("device: ") } },
-                "no device warning: \(String(describing: h.status())) \(h.log)")
+        #expect(
+            h.wait(15) { ((h.status()?["warnings"] as? [String]) ?? []).contains { $0.hasPrefix("device: ") } },
+            "no device warning: \(String(describing: h.status())) \(h.log)")
         #expect(try h.cli("status").status == 0)
         // alarm check, a process of its own, gives its probe up after 3 s and names what plays.
         let check = try h.cli("check", "later", "--json")
-        let report = try #require(try? JSONSerialization.jsonObject(with: Data(check.stdout.utf8)), "\(check.stdout) \(check.stderr)")
+        let report = try #require(
+            try? JSONSerialization.jsonObject(with: Data(check.stdout.utf8)), "\(check.stdout) \(check.stderr)")
         #expect(checks(report)["device"]?["status"] as? String == "warning", "\(check.stdout)")
-        #expect((checks(report)["device"]?["message"] as? String)?.contains("'default' of the chain will be used") == true, "\(check.stdout)")
+        #expect(
+            (checks(report)["device"]?["message"] as? String)?.contains("'default' of the chain will be used") == true,
+            "\(check.stdout)")
         #expect(check.status == 1)
 
         // Thawed: the call left behind returns, and the configured device is heard again.

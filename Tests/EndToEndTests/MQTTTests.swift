@@ -9,7 +9,8 @@ import Testing
 @Suite("MQTT and Home Assistant end to end (issue #13)", .serialized)
 struct MQTTTests {
     static let a440 = "a440.wav"
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
     static var script: String { repo + "/contrib/mqtt/alarm-mqtt" }
 
     /// A mosquitto on a free localhost port, anonymous, in memory only.
@@ -21,26 +22,43 @@ struct MQTTTests {
         init(dir: String) throws {
             self.dir = dir
             port = try Self.freePort()
-            try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n".write(toFile: dir + "/mosquitto.conf", atomically: true, encoding: .utf8)
-            process = try Spawned("/usr/sbin/mosquitto", ["-c", dir + "/mosquitto.conf"], environment: [:], output: dir + "/mosquitto.log")
-            guard waitUntil(timeout: 20, poll: 0.05, { Self.accepts(port) }) else { throw PulseNullSink.Failed(description: "mosquitto did not listen on \(port)") }
+            try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n".write(
+                toFile: dir + "/mosquitto.conf", atomically: true, encoding: .utf8)
+            process = try Spawned(
+                "/usr/sbin/mosquitto", ["-c", dir + "/mosquitto.conf"], environment: [:], output: dir + "/mosquitto.log"
+            )
+            guard waitUntil(timeout: 20, poll: 0.05, { Self.accepts(port) }) else {
+                throw PulseNullSink.Failed(description: "mosquitto did not listen on \(port)")
+            }
         }
 
         static func freePort() throws -> Int {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(fd) }
-            var addr = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+            var addr = sockaddr_in(
+                sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")),
+                sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
             var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-            _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-            _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+            _ = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
+            }
+            _ = withUnsafeMutablePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+            }
             return Int(UInt16(bigEndian: addr.sin_port))
         }
 
         static func accepts(_ port: Int) -> Bool {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(fd) }
-            var addr = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: UInt16(port).bigEndian, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
-            return withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
+            var addr = sockaddr_in(
+                sin_family: sa_family_t(AF_INET), sin_port: UInt16(port).bigEndian,
+                sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+            return withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            } == 0
         }
 
         /// mosquitto_pub, as a Home Assistant button press would publish.
@@ -50,7 +68,9 @@ struct MQTTTests {
             p.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-q", "1", "-t", topic, "-m", payload]
             try p.run()
             p.waitUntilExit()
-            guard p.terminationStatus == 0 else { throw PulseNullSink.Failed(description: "mosquitto_pub exited \(p.terminationStatus)") }
+            guard p.terminationStatus == 0 else {
+                throw PulseNullSink.Failed(description: "mosquitto_pub exited \(p.terminationStatus)")
+            }
         }
 
         func stop() { process.terminate() }
@@ -65,7 +85,9 @@ struct MQTTTests {
             path = dir + "/sub.txt"
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             defer { close(fd) }
-            process = try Spawned("/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-v", "-q", "1", "-t", "#"], environment: [:], stdoutFD: fd)
+            process = try Spawned(
+                "/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-v", "-q", "1", "-t", "#"],
+                environment: [:], stdoutFD: fd)
         }
 
         var messages: [(topic: String, payload: String)] {
@@ -88,11 +110,15 @@ struct MQTTTests {
     /// Whether the sink goes quiet within `within` seconds of `mark` and stays so for a second.
     func silenced(_ h: DaemonHarness, after mark: Int, within: Double) -> Bool {
         _ = h.wait(Double(within) + 3) { h.recorder.count >= mark + Int((within + 1.5) * Double(h.rate)) }
-        guard let quiet = Recording.firstSilence(h.recorder.samples, from: mark, length: h.rate, threshold: 50) else { return false }
+        guard let quiet = Recording.firstSilence(h.recorder.samples, from: mark, length: h.rate, threshold: 50) else {
+            return false
+        }
         return Double(quiet - mark) / Double(h.rate) < within
     }
 
-    @Test("discovery, a ring's events through the broker, and stop / ring / snooze from the command topic silence or ring the sink")
+    @Test(
+        "discovery, a ring's events through the broker, and stop / ring / snooze from the command topic silence or ring the sink"
+    )
     func ringAndCommands() throws {
         let h = try DaemonHarness(config: "ring = 60s\n")
         defer { h.shutdown() }
@@ -114,20 +140,25 @@ struct MQTTTests {
         let hooks = h.root + "/hooks.d"
         try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: hooks + "/50-mqtt", withDestinationPath: Self.script)
-        try "host = 127.0.0.1\nport = \(broker.port)\nnode_id = bedside\nname = Bedside alarm\n".write(toFile: h.root + "/mqtt.conf", atomically: true, encoding: .utf8)
+        try "host = 127.0.0.1\nport = \(broker.port)\nnode_id = bedside\nname = Bedside alarm\n".write(
+            toFile: h.root + "/mqtt.conf", atomically: true, encoding: .utf8)
         h.environment["ALARM_HOOKS_DIR"] = hooks
         h.environment["ALARM_MQTT_CONFIG"] = h.root + "/mqtt.conf"
         try h.start()
         let runner = try Follower(h, "alarm-hooks", [], output: h.root + "/hooks.log", mergeStderr: true)
         defer { runner.stop() }
         #expect(runner.waitUntilWatching())
-        let service = try Spawned("/usr/bin/python3", [Self.script, "serve"], environment: h.environment, output: h.root + "/mqtt.log")
+        let service = try Spawned(
+            "/usr/bin/python3", [Self.script, "serve"], environment: h.environment, output: h.root + "/mqtt.log")
         defer { service.terminate() }
         let serviceLog = { (try? String(contentsOfFile: h.root + "/mqtt.log", encoding: .utf8)) ?? "" }
 
         // Home Assistant discovery: one device, the alarm, the next alarm as a timestamp, buttons.
-        #expect(h.wait(20) { sub.payloads("alarm/bedside/availability").last == "online" }, "the service did not come online: \(serviceLog())")
-        let next = try #require(sub.json("homeassistant/sensor/bedside/next/config").last, "\(sub.messages.map(\.topic))")
+        #expect(
+            h.wait(20) { sub.payloads("alarm/bedside/availability").last == "online" },
+            "the service did not come online: \(serviceLog())")
+        let next = try #require(
+            sub.json("homeassistant/sensor/bedside/next/config").last, "\(sub.messages.map(\.topic))")
         #expect(next["device_class"] as? String == "timestamp")
         #expect(next["state_topic"] as? String == "alarm/bedside/next")
         #expect((next["device"] as? [String: Any])?["name"] as? String == "Bedside alarm")
@@ -145,9 +176,13 @@ struct MQTTTests {
 
         // A ring: its events and the state through the broker.
         #expect(try h.cli("add", "--in", "3s", "--id", "mq", "--label", "Via MQTT", "--sound", Self.a440).status == 0)
-        #expect(h.wait(15) { sub.payloads("alarm/bedside/next").last?.hasPrefix("20") == true }, "no next alarm published: \(runner.text)")
+        #expect(
+            h.wait(15) { sub.payloads("alarm/bedside/next").last?.hasPrefix("20") == true },
+            "no next alarm published: \(runner.text)")
         _ = try #require(h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "nothing was heard: \(h.log)")
-        #expect(h.wait(15) { sub.json("alarm/bedside/event").contains { $0["event"] as? String == "ringing" } }, "no ringing event on the broker: \(runner.text)")
+        #expect(
+            h.wait(15) { sub.json("alarm/bedside/event").contains { $0["event"] as? String == "ringing" } },
+            "no ringing event on the broker: \(runner.text)")
         let ringing = try #require(sub.json("alarm/bedside/event").first { $0["event"] as? String == "ringing" })
         #expect(ringing["alarm"] as? String == "mq")
         #expect(ringing["label"] as? String == "Via MQTT")
@@ -159,15 +194,19 @@ struct MQTTTests {
         Thread.sleep(forTimeInterval: 0.5)
         var mark = h.recorder.count
         try broker.publish("alarm/bedside/command", "stop")
-        #expect(silenced(h, after: mark, within: 3), "stop on the command topic did not silence the ring: \(serviceLog())")
-        #expect(h.wait(10) { sub.json("alarm/bedside/event").contains { $0["event"] as? String == "stopped" } }, "\(runner.text)")
+        #expect(
+            silenced(h, after: mark, within: 3), "stop on the command topic did not silence the ring: \(serviceLog())")
+        #expect(
+            h.wait(10) { sub.json("alarm/bedside/event").contains { $0["event"] as? String == "stopped" } },
+            "\(runner.text)")
         #expect(h.wait(10) { sub.payloads("alarm/bedside/state").last == "idle" })
         #expect(h.history().first { $0.string("alarm") == "mq" }?.string("outcome") == "stopped")
 
         // Ring now, snooze, stop: all from the command topic.
         mark = h.recorder.count
         try broker.publish("alarm/bedside/command", "ring")
-        _ = try #require(h.recorder.waitForSound(from: mark, timeout: 15), "ring on the command topic rang nothing: \(serviceLog())")
+        _ = try #require(
+            h.recorder.waitForSound(from: mark, timeout: 15), "ring on the command topic rang nothing: \(serviceLog())")
         #expect(h.wait(10) { h.status()?.string("state") == "ringing" })
         mark = h.recorder.count
         try broker.publish("alarm/bedside/command", "snooze 1h")

@@ -19,7 +19,9 @@ struct MixerFloorTests {
     var mixerFile: (DaemonHarness) -> String { { $0.stateDir + "/mixer.json" } }
 
     /// Polls pactl until the sink is at `want` (exactly, or at least, with `atLeast`).
-    func waitForLevel(_ h: DaemonHarness, _ percent: Int, muted: Bool, atLeast: Bool = false, timeout: Double = 15) -> Bool {
+    func waitForLevel(
+        _ h: DaemonHarness, _ percent: Int, muted: Bool, atLeast: Bool = false, timeout: Double = 15
+    ) -> Bool {
         h.wait(timeout) {
             guard let l = try? h.pulse.level() else { return false }
             return (atLeast ? l.percent >= percent : l.percent == percent) && l.muted == muted
@@ -32,7 +34,9 @@ struct MixerFloorTests {
         defer { h.shutdown() }
         let mark = h.recorder.count
         #expect(try h.cli("ring").status == 0)
-        #expect(waitForLevel(h, 50, muted: false, atLeast: true), "not raised: \(String(describing: try? h.pulse.level())) \(h.log)")
+        #expect(
+            waitForLevel(h, 50, muted: false, atLeast: true),
+            "not raised: \(String(describing: try? h.pulse.level())) \(h.log)")
         #expect(h.recorder.waitForSound(from: mark, timeout: 10) != nil, "the ring is heard once the sink is up")
         // Saved before the change, with the level from before it.
         let saved = try #require(FileManager.default.contents(atPath: mixerFile(h)), "no mixer.json while ringing")
@@ -44,7 +48,8 @@ struct MixerFloorTests {
 
         #expect(try h.cli("stop").status == 0)
         #expect(waitForLevel(h, 5, muted: true), "not put back: \(String(describing: try? h.pulse.level())) \(h.log)")
-        #expect(h.wait(5) { !FileManager.default.fileExists(atPath: mixerFile(h)) }, "mixer.json stays after the restore")
+        #expect(
+            h.wait(5) { !FileManager.default.fileExists(atPath: mixerFile(h)) }, "mixer.json stays after the restore")
         #expect(h.log.contains("mixer 'Master' put back to 5 %, muted"), "\(h.log)")
         let entry = try #require(h.history().last)
         #expect(entry.string("outcome") == "stopped")
@@ -67,7 +72,9 @@ struct MixerFloorTests {
         // Past the ring length: the restarted daemon ends the ring instead of ringing on.
         Thread.sleep(forTimeInterval: 2.5)
         try h.start()
-        #expect(waitForLevel(h, 5, muted: true), "not put back after the crash: \(String(describing: try? h.pulse.level())) \(h.log)")
+        #expect(
+            waitForLevel(h, 5, muted: true),
+            "not put back after the crash: \(String(describing: try? h.pulse.level())) \(h.log)")
         #expect(h.log.contains("mixer 'Master' put back to 5 %, muted on pulse after a crash"), "\(h.log)")
         #expect(!FileManager.default.fileExists(atPath: mixerFile(h)))
         #expect(h.wait(5) { h.history().last?.string("mixer") == Self.raised }, "\(h.history())")
@@ -99,7 +106,8 @@ struct MixerFloorTests {
         let h = try harness(config: "ring = 30s\nmixer_control = Speaker\n")
         defer { h.shutdown() }
         #expect(try h.cli("ring").status == 0)
-        #expect(h.wait(10) { h.log.contains("has no playback volume control 'Speaker' (it has: 'Master')") }, "\(h.log)")
+        #expect(
+            h.wait(10) { h.log.contains("has no playback volume control 'Speaker' (it has: 'Master')") }, "\(h.log)")
         #expect(try h.pulse.level() == (5, true))
         #expect(h.status()?.string("state") == "ringing")
         #expect(try h.cli("stop").status == 0)

@@ -6,16 +6,18 @@ import Testing
 /// `alarm status`, the journal), and when no device can play it runs `fallback_command`.
 @Suite("alarmd pre-flight and fallback_command end to end (issue #11)", .serialized)
 struct PreflightEndToEndTests {
-    @Test("a device that cannot open: pre-flight warning before the ring, alarm check exit 2, then the fallback command with ALARM_* and its exit status in history")
+    @Test(
+        "a device that cannot open: pre-flight warning before the ring, alarm check exit 2, then the fallback command with ALARM_* and its exit status in history"
+    )
     func deviceGone() throws {
         let h = try CheckHarness(device: "hw:99", config: "")
         defer { h.shutdown() }
         try """
-            preflight = 5s
-            ring = 4s
-            fallback_command = env > '\(h.fallbackEnvPath)'; exit 0
+        preflight = 5s
+        ring = 4s
+        fallback_command = env > '\(h.fallbackEnvPath)'; exit 0
 
-            """.write(toFile: h.configPath, atomically: true, encoding: .utf8)
+        """.write(toFile: h.configPath, atomically: true, encoding: .utf8)
         try h.start()
         let added = try h.cli("add", "--in", "9s", "--id", "wake", "--label", "Good morning", "--sound", "birds.wav")
         #expect(added.status == 0, "\(added.stderr)")
@@ -23,7 +25,9 @@ struct PreflightEndToEndTests {
         // Not yet: the window opens 5 s before the ring.
         Thread.sleep(forTimeInterval: 1)
         #expect(h.warnings.isEmpty, "no pre-flight 8 s before a ring with preflight = 5s: \(h.warnings)")
-        #expect(h.wait(8) { h.warnings.contains { $0.hasPrefix("device: ") } }, "no device warning in status.json: \(h.status() ?? [:]) \(h.log)")
+        #expect(
+            h.wait(8) { h.warnings.contains { $0.hasPrefix("device: ") } },
+            "no device warning in status.json: \(h.status() ?? [:]) \(h.log)")
         #expect(Date() < due, "the warning came before the ring")
         let w = h.warnings
         #expect(w.contains { $0.hasPrefix("device: ") && $0.contains("hw:99") })
@@ -37,10 +41,16 @@ struct PreflightEndToEndTests {
         #expect(checks(check.json)["device"]?["status"] as? String == "fail")
 
         // The ring: no device plays, so the fallback command runs once with the alarm's variables.
-        #expect(h.wait(20) { FileManager.default.fileExists(atPath: h.fallbackEnvPath) }, "fallback_command did not run: \(h.log)")
-        #expect(h.wait(5) { (try? String(contentsOfFile: h.fallbackEnvPath, encoding: .utf8))?.contains("ALARM_REASON=") == true })
+        #expect(
+            h.wait(20) { FileManager.default.fileExists(atPath: h.fallbackEnvPath) },
+            "fallback_command did not run: \(h.log)")
+        #expect(
+            h.wait(5) {
+                (try? String(contentsOfFile: h.fallbackEnvPath, encoding: .utf8))?.contains("ALARM_REASON=") == true
+            })
         let env = Dictionary(
-            (try String(contentsOfFile: h.fallbackEnvPath, encoding: .utf8)).split(separator: "\n").compactMap { line -> (String, String)? in
+            (try String(contentsOfFile: h.fallbackEnvPath, encoding: .utf8)).split(separator: "\n").compactMap {
+                line -> (String, String)? in
                 guard let eq = line.firstIndex(of: "=") else { return nil }
                 return (String(line[..<eq]), String(line[line.index(after: eq)...]))
             }, uniquingKeysWith: { a, _ in a })
@@ -49,7 +59,9 @@ struct PreflightEndToEndTests {
         #expect(env["ALARM_SOUND"] == "birds.wav")
         let time = try #require(env["ALARM_TIME"].flatMap(parseRFC3339), "\(env)")
         #expect(abs(time.timeIntervalSince(due)) < 1.5)
-        #expect(env["ALARM_TIME"]?.hasSuffix("+01:00") == true || env["ALARM_TIME"]?.hasSuffix("+02:00") == true, "in the zone of the alarm")
+        #expect(
+            env["ALARM_TIME"]?.hasSuffix("+01:00") == true || env["ALARM_TIME"]?.hasSuffix("+02:00") == true,
+            "in the zone of the alarm")
         #expect(env["ALARM_REASON"]?.contains("snd_pcm_open") == true)
         #expect(env["ALARM_DEVICE"] == nil, "alarmd's own ALARM_* settings are not passed on")
         // The ring was the ring's business: the warnings are gone with it.
@@ -60,7 +72,8 @@ struct PreflightEndToEndTests {
         #expect(entry["outcome"] as? String == "failed")
         #expect((entry["fallback"] as? String)?.hasSuffix("exited with status 0") == true, "\(entry)")
         #expect(h.log.contains("fallback_command"), "\(h.log)")
-        #expect(h.log.components(separatedBy: "running fallback_command").count == 2, "it ran once for the ring: \(h.log)")
+        #expect(
+            h.log.components(separatedBy: "running fallback_command").count == 2, "it ran once for the ring: \(h.log)")
     }
 
     @Test("a warning clears when the problem is fixed before the ring; preflight = 0 turns it off")

@@ -57,12 +57,14 @@ struct PrerollEndToEndTests {
     func editedAfterPrerollRingsTheNewSound() throws {
         let h = try harness()
         defer { h.shutdown() }
-        let at = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 5).rounded(.up)))
+        let at = ISO8601DateFormatter().string(
+            from: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 5).rounded(.up)))
         #expect(try h.cli("add", "--at", at, "--id", "edit", "--sound", "a440.wav").status == 0)
         #expect(h.wait(15) { h.log.contains("pre-rolled edit for") }, "\(h.log)")
         let mark = h.recorder.count
         #expect(try h.cli("add", "--at", at, "--id", "edit", "--sound", "a880.wav").status == 0)
-        #expect(h.wait(15) { h.history().contains { $0.string("alarm") == "edit" } || h.log.contains("ringing edit with") })
+        #expect(
+            h.wait(15) { h.history().contains { $0.string("alarm") == "edit" } || h.log.contains("ringing edit with") })
         #expect(h.wait(10) { Recording.firstSound(h.recorder.samples, from: mark, threshold: 1000) != nil })
         Thread.sleep(forTimeInterval: 0.6)
         _ = try h.cli("stop")

@@ -23,7 +23,9 @@ struct RingingOptionsTests {
 
     func events(_ h: DaemonHarness) -> [[String: Any]] {
         guard let text = try? String(contentsOfFile: h.runtimeDir + "/events.jsonl", encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
     }
 
     /// Where each ring starts and ends on the recording: runs of sound separated by at least
@@ -32,7 +34,8 @@ struct RingingOptionsTests {
         var out: [Range<Int>] = []
         var from = 0
         while let start = Recording.firstSound(s, from: from, threshold: 1000) {
-            guard let end = Recording.firstSilence(s, from: start, length: Int(gap * Double(rate)), threshold: 50) else {
+            guard let end = Recording.firstSilence(s, from: start, length: Int(gap * Double(rate)), threshold: 50)
+            else {
                 out.append(start..<s.count)
                 break
             }
@@ -46,14 +49,17 @@ struct RingingOptionsTests {
     func ramp() throws {
         let h = try harness("ring = 30s\n")
         defer { h.shutdown() }
-        let added = try h.cli("add", "--in", "2s", "--id", "ramp", "--sound", "low.wav", "--volume", "80", "--volume-from", "20", "--fade-in", "4s")
+        let added = try h.cli(
+            "add", "--in", "2s", "--id", "ramp", "--sound", "low.wav", "--volume", "80", "--volume-from", "20",
+            "--fade-in", "4s")
         #expect(added.status == 0, "\(added.stderr)")
         // Shown by list and list --json (an --in alarm is gone once it has rung).
         let list = try h.cli("list", "--json").stdout
         #expect(list.contains("\"volume_from\" : 20"), "\(list)")
         #expect(list.contains("\"max_snoozes\" : null") && list.contains("\"when_ignored\" : null"), "\(list)")
         #expect(try h.cli("list").stdout.contains("volume 20-80 %"))
-        let onset = try #require(h.recorder.waitForSound(threshold: 500, from: h.recorder.count, timeout: 30), "nothing was heard: \(h.log)")
+        let onset = try #require(
+            h.recorder.waitForSound(threshold: 500, from: h.recorder.count, timeout: 30), "nothing was heard: \(h.log)")
         #expect(h.wait(10) { h.recorder.count >= onset + 6 * h.rate })
         let s = h.recorder.samples
         // Peak of a 0.1 s window at t seconds after the onset, as a fraction of the clip's own
@@ -71,7 +77,8 @@ struct RingingOptionsTests {
         #expect(try h.cli("stop").status == 0)
     }
 
-    @Test("--sound a,b,c picks one at random for each ring: each is heard over 18 rings, and history names the one heard")
+    @Test(
+        "--sound a,b,c picks one at random for each ring: each is heard over 18 rings, and history names the one heard")
     func randomPick() throws {
         // Every 2 s, each ring silenced after 1 s (when_ignored = silence: no self-snooze here).
         let h = try harness("ring = 1s\nwhen_ignored = silence\n")
@@ -79,7 +86,9 @@ struct RingingOptionsTests {
         let list = Self.sounds.map(\.name).joined(separator: ",")
         let added = try h.cli("add", "--in", "2s", "--every", "2s", "--id", "pick", "--sound", list)
         #expect(added.status == 0, "\(added.stderr)")
-        #expect(h.wait(90) { h.history().filter { $0.string("alarm") == "pick" }.count >= 18 }, "18 rings did not happen: \(h.log)")
+        #expect(
+            h.wait(90) { h.history().filter { $0.string("alarm") == "pick" }.count >= 18 },
+            "18 rings did not happen: \(h.log)")
         #expect(try h.cli("remove", "pick").status == 0)
         Thread.sleep(forTimeInterval: 1.5)
         let s = h.recorder.samples
@@ -98,9 +107,13 @@ struct RingingOptionsTests {
         #expect(n >= 16, "heard \(heard.count) rings, history \(recorded.count)")
         #expect(Array(heard.prefix(n)) == Array(recorded.prefix(n)), "heard \(heard)\nhistory \(recorded)")
         for name in Self.sounds.map(\.name) {
-            #expect(recorded.filter { $0 == name }.count >= 2, "\(name) picked \(recorded.filter { $0 == name }.count) times of \(recorded.count)")
+            #expect(
+                recorded.filter { $0 == name }.count >= 2,
+                "\(name) picked \(recorded.filter { $0 == name }.count) times of \(recorded.count)")
         }
-        let ringing = events(h).filter { $0.string("event") == "ringing" && $0.string("alarm") == "pick" }.compactMap { $0.string("sound") }
+        let ringing = events(h).filter { $0.string("event") == "ringing" && $0.string("alarm") == "pick" }.compactMap {
+            $0.string("sound")
+        }
         #expect(Array(ringing.prefix(recorded.count)) == recorded, "ringing events name the sound heard: \(ringing)")
     }
 
@@ -108,19 +121,24 @@ struct RingingOptionsTests {
     func refusedSnooze() throws {
         let h = try harness("ring = 30s\nsnooze = 2s\n")
         defer { h.shutdown() }
-        let added = try h.cli("add", "--in", "2s", "--id", "work", "--label", "Work", "--sound", "low.wav", "--max-snoozes", "1")
+        let added = try h.cli(
+            "add", "--in", "2s", "--id", "work", "--label", "Work", "--sound", "low.wav", "--max-snoozes", "1")
         #expect(added.status == 0, "\(added.stderr)")
         _ = try #require(h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "nothing was heard: \(h.log)")
         let first = try h.cli("snooze")
         #expect(first.status == 0, "\(first.stderr)")
-        let again = try #require(h.recorder.waitForSound(from: h.recorder.count, timeout: 10), "it did not ring again after the snooze")
+        let again = try #require(
+            h.recorder.waitForSound(from: h.recorder.count, timeout: 10), "it did not ring again after the snooze")
         _ = again
         #expect(h.wait(5) { h.status()?.string("state") == "ringing" })
         #expect(h.status()?["snoozes"] as? Int == 1)
         #expect(h.status()?["max_snoozes"] as? Int == 1)
         let refused = try h.cli("snooze")
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("snooze refused: 'Work' has been snoozed once, its limit (max-snoozes 1); the alarm keeps ringing"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(
+                "snooze refused: 'Work' has been snoozed once, its limit (max-snoozes 1); the alarm keeps ringing"),
+            "\(refused.stderr)")
         // Written straight to the FIFO, as a script or a button might: refused too.
         let fifo = try #require(FileHandle(forWritingAtPath: h.fifoPath))
         fifo.write(Data("snooze\n".utf8))
@@ -128,7 +146,9 @@ struct RingingOptionsTests {
         let mark = h.recorder.count
         #expect(h.wait(10) { h.recorder.count >= mark + 3 * h.rate })
         let s = h.recorder.samples
-        #expect(Recording.firstSilence(s, from: mark, length: h.rate / 5, threshold: 50) == nil, "the alarm went quiet after a refused snooze")
+        #expect(
+            Recording.firstSilence(s, from: mark, length: h.rate / 5, threshold: 50) == nil,
+            "the alarm went quiet after a refused snooze")
         #expect(Recording.peak(s[(mark + 2 * h.rate)..<(mark + 3 * h.rate)]) > 5000)
         #expect(h.status()?.string("state") == "ringing")
         #expect(h.log.components(separatedBy: "snooze refused").count >= 3, "both refusals are logged: \(h.log)")
@@ -137,19 +157,26 @@ struct RingingOptionsTests {
         #expect(outcomes == ["snoozed", "stopped"])
     }
 
-    @Test("nobody answers (when_ignored default snooze): it snoozes itself 3 times, rings 4 times, then history and alarm watch say 'ignored'")
+    @Test(
+        "nobody answers (when_ignored default snooze): it snoozes itself 3 times, rings 4 times, then history and alarm watch say 'ignored'"
+    )
     func selfSnooze() throws {
         let h = try harness("ring = 2s\nsnooze = 2s\n")
         defer { h.shutdown() }
         let added = try h.cli("add", "--in", "2s", "--id", "nap", "--label", "Nap", "--sound", "mid.caf")
         #expect(added.status == 0, "\(added.stderr)")
         let start = h.recorder.count
-        #expect(h.wait(40) { h.history().contains { $0.string("outcome") == "ignored" } }, "no 'ignored' in history: \(h.log)")
+        #expect(
+            h.wait(40) { h.history().contains { $0.string("outcome") == "ignored" } },
+            "no 'ignored' in history: \(h.log)")
         Thread.sleep(forTimeInterval: 1)
         let s = h.recorder.samples
         let heard = rings(Array(s[start...]), rate: h.rate, gap: 1.0)
         #expect(heard.count == 4, "rings heard: \(heard.map { Double($0.count) / Double(h.rate) })")
-        for r in heard { #expect(abs(Double(r.count) / Double(h.rate) - 2) < 0.6, "a ring lasted \(Double(r.count) / Double(h.rate)) s") }
+        for r in heard {
+            #expect(
+                abs(Double(r.count) / Double(h.rate) - 2) < 0.6, "a ring lasted \(Double(r.count) / Double(h.rate)) s")
+        }
         #expect(h.status()?.string("state") == "idle")
         let history = h.history().filter { $0.string("alarm") == "nap" }
         #expect(history.compactMap { $0.string("outcome") } == ["snoozed", "snoozed", "snoozed", "ignored"])

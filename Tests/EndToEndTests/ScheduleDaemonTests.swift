@@ -25,7 +25,9 @@ struct ScheduleDaemonTests {
         return (f.string(from: d), d)
     }
 
-    func entries(_ h: DaemonHarness, _ id: String) -> [[String: Any]] { h.history().filter { $0.string("alarm") == id } }
+    func entries(_ h: DaemonHarness, _ id: String) -> [[String: Any]] {
+        h.history().filter { $0.string("alarm") == id }
+    }
 
     @Test("a paused occurrence is recorded paused and silent; after resume the alarm rings again")
     func pauseThenResume() throws {
@@ -37,25 +39,33 @@ struct ScheduleDaemonTests {
         #expect(added.status == 0, "\(added.stderr)")
         let paused = try h.cli("pause", "tick")
         #expect(paused.stdout == "paused tick until alarm resume\n", "\(paused.stdout) \(paused.stderr)")
-        #expect(h.wait(5) { (h.status()?["paused"] as? [[String: Any]])?.first?.string("id") == "tick" }, "status.json shows the pause: \(h.log)")
+        #expect(
+            h.wait(5) { (h.status()?["paused"] as? [[String: Any]])?.first?.string("id") == "tick" },
+            "status.json shows the pause: \(h.log)")
         let status = try h.cli("status")
         #expect(status.stdout.contains("paused: tick (until alarm resume)"), "\(status.stdout)")
-        #expect(h.wait(30) { entries(h, "tick").contains { $0.string("outcome") == "paused" } }, "no paused entry: \(h.log)")
+        #expect(
+            h.wait(30) { entries(h, "tick").contains { $0.string("outcome") == "paused" } }, "no paused entry: \(h.log)"
+        )
         let entry = try #require(entries(h, "tick").first)
         #expect(entry.string("outcome") == "paused")
         #expect(entry.string("reason") == "paused until alarm resume")
         #expect(entry.string("scheduled").flatMap(parseRFC3339) == first.date)
         #expect(entry["started"] is NSNull)
-        #expect(Recording.firstSound(h.recorder.samples, from: 0, threshold: 1000) == nil, "a paused alarm rang: \(h.log)")
+        #expect(
+            Recording.firstSound(h.recorder.samples, from: 0, threshold: 1000) == nil, "a paused alarm rang: \(h.log)")
         #expect(!entries(h, "tick").contains { $0.string("outcome") == "missed" })
 
         let mark = h.recorder.count
         let resumed = try h.cli("resume", "tick")
         #expect(resumed.stdout.hasPrefix("resumed tick: next ring "), "\(resumed.stdout)")
         #expect(h.wait(5) { h.status()?["paused"] == nil }, "status.json drops the pause")
-        let onset = try #require(h.recorder.waitForSound(from: mark, timeout: 30), "it did not ring after resume: \(h.log)")
+        let onset = try #require(
+            h.recorder.waitForSound(from: mark, timeout: 30), "it did not ring after resume: \(h.log)")
         _ = onset
-        #expect(h.wait(15) { h.status()?.string("state") == "ringing" && h.status()?.string("alarm") == "tick" }, "\(h.log)")
+        #expect(
+            h.wait(15) { h.status()?.string("state") == "ringing" && h.status()?.string("alarm") == "tick" }, "\(h.log)"
+        )
         #expect(try h.cli("stop").status == 0)
         #expect(h.wait(5) { entries(h, "tick").contains { $0.string("outcome") == "stopped" } })
         let outcomes = entries(h, "tick").compactMap { $0.string("outcome") }
@@ -84,14 +94,18 @@ struct ScheduleDaemonTests {
         #expect(h.wait(5) { h.log.contains("holidays: 1 day(s)") }, "\(h.log)")
 
         let first = instant(5)
-        let added = try h.cli("add", "--at", first.text, "--every", "10s", "--id", "work", "--sound", Self.a440, "--skip-holidays")
+        let added = try h.cli(
+            "add", "--at", first.text, "--every", "10s", "--id", "work", "--sound", Self.a440, "--skip-holidays")
         #expect(added.status == 0, "\(added.stderr)")
-        #expect(h.wait(30) { entries(h, "work").contains { $0.string("outcome") == "skipped" } }, "no skipped entry: \(h.log)")
+        #expect(
+            h.wait(30) { entries(h, "work").contains { $0.string("outcome") == "skipped" } },
+            "no skipped entry: \(h.log)")
         let skipped = try #require(entries(h, "work").first)
         #expect(skipped.string("outcome") == "skipped")
         #expect(skipped.string("reason") == "holiday: Test Day")
         #expect(skipped.string("scheduled").flatMap(parseRFC3339) == first.date)
-        #expect(Recording.firstSound(h.recorder.samples, from: 0, threshold: 1000) == nil, "it rang on a holiday: \(h.log)")
+        #expect(
+            Recording.firstSound(h.recorder.samples, from: 0, threshold: 1000) == nil, "it rang on a holiday: \(h.log)")
 
         // A malformed edit is refused with its line; the holidays in force stay.
         try "\(today) Test Day\n2026-02-30 typo\n".write(toFile: file, atomically: true, encoding: .utf8)
@@ -102,7 +116,9 @@ struct ScheduleDaemonTests {
         #expect(h.wait(5) { h.log.contains("holidays: 0 day(s)") }, "\(h.log)")
         _ = try #require(h.recorder.waitForSound(from: mark, timeout: 30), "it did not ring after the edit: \(h.log)")
         // It rings every 10 s (each occurrence takes over from the last): work's ring, in status.json.
-        #expect(h.wait(15) { h.status()?.string("state") == "ringing" && h.status()?.string("alarm") == "work" }, "\(h.log)")
+        #expect(
+            h.wait(15) { h.status()?.string("state") == "ringing" && h.status()?.string("alarm") == "work" }, "\(h.log)"
+        )
         #expect(try h.cli("stop").status == 0)
         #expect(h.wait(5) { entries(h, "work").contains { $0.string("outcome") == "stopped" } })
         #expect(try h.cli("remove", "work").status == 0)
@@ -116,9 +132,12 @@ struct ScheduleDaemonTests {
         let last = first.date.addingTimeInterval(3)
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime]
-        let added = try h.cli("add", "--at", first.text, "--every", "3s", "--until", f.string(from: last), "--id", "short", "--sound", Self.a440)
+        let added = try h.cli(
+            "add", "--at", first.text, "--every", "3s", "--until", f.string(from: last), "--id", "short", "--sound",
+            Self.a440)
         #expect(added.status == 0, "\(added.stderr)")
-        #expect(h.wait(30) { entries(h, "short").contains { $0.string("outcome") == "ended" } }, "no ended entry: \(h.log)")
+        #expect(
+            h.wait(30) { entries(h, "short").contains { $0.string("outcome") == "ended" } }, "no ended entry: \(h.log)")
         let ended = try #require(entries(h, "short").first { $0.string("outcome") == "ended" })
         #expect(ended.string("scheduled").flatMap(parseRFC3339) == last)
         #expect(ended.string("reason")?.contains("the alarm ends and was removed") == true)

@@ -43,7 +43,12 @@ struct SharedStateDirectoryTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (daemon, group): (UInt32, UInt32) = (64_990, 64_990)
         let d = try startAsUnit(in: dir, daemon: daemon, group: group)
-        defer { if d.isRunning { d.terminate(); d.waitUntilExit() } }
+        defer {
+            if d.isRunning {
+                d.terminate()
+                d.waitUntilExit()
+            }
+        }
         let fifo = runtime + "/control"
         var st = stat()
         #expect(lstat(fifo, &st) == 0)
@@ -56,9 +61,13 @@ struct SharedStateDirectoryTests {
         #expect(stop.status == 0 && stop.out.contains("stopped"), "member stop: \(stop.out) \(stop.err)")
         let outsider = try run(dir + "/alarm", as: 64_995, group: 64_995, ["ring"], state: state, runtime: runtime)
         #expect(outsider.status != 0, "an outsider could ring: \(outsider.out)")
-        #expect(outsider.status == 4 && outsider.err.contains("permission denied"), "outsider ring: \(outsider.status) \(outsider.err)")
+        #expect(
+            outsider.status == 4 && outsider.err.contains("permission denied"),
+            "outsider ring: \(outsider.status) \(outsider.err)")
         let outsiderStop = try run(dir + "/alarm", as: 64_995, group: 64_995, ["stop"], state: state, runtime: runtime)
-        #expect(outsiderStop.status == 4 && outsiderStop.err.contains("permission denied"), "outsider stop: \(outsiderStop.status) \(outsiderStop.err)")
+        #expect(
+            outsiderStop.status == 4 && outsiderStop.err.contains("permission denied"),
+            "outsider stop: \(outsiderStop.status) \(outsiderStop.err)")
     }
 
     @Test(
@@ -70,21 +79,33 @@ struct SharedStateDirectoryTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (daemon, group): (UInt32, UInt32) = (64_990, 64_990)
         let d = try startAsUnit(in: dir, daemon: daemon, group: group)
-        defer { if d.isRunning { d.terminate(); d.waitUntilExit() } }
+        defer {
+            if d.isRunning {
+                d.terminate()
+                d.waitUntilExit()
+            }
+        }
         var st = stat()
         #expect(stat(runtime + "/status.json", &st) == 0)
         #expect(st.st_mode & 0o777 == 0o644, "status.json mode \(String(st.st_mode & 0o777, radix: 8))")
 
         let status = try run(dir + "/alarm", as: 64_995, group: 64_995, ["status"], state: state, runtime: runtime)
-        #expect(status.status == 0 && status.out.contains("idle"), "outsider status: \(status.status) \(status.out) \(status.err)")
-        let json = try run(dir + "/alarm", as: 64_995, group: 64_995, ["status", "--json"], state: state, runtime: runtime)
-        #expect(json.status == 0 && json.out.contains("\"running\" : true"), "outsider status --json: \(json.out) \(json.err)")
+        #expect(
+            status.status == 0 && status.out.contains("idle"),
+            "outsider status: \(status.status) \(status.out) \(status.err)")
+        let json = try run(
+            dir + "/alarm", as: 64_995, group: 64_995, ["status", "--json"], state: state, runtime: runtime)
+        #expect(
+            json.status == 0 && json.out.contains("\"running\" : true"),
+            "outsider status --json: \(json.out) \(json.err)")
 
         // kill -9 leaves the FIFO and status.json behind; the lock goes with the process.
         kill(d.processIdentifier, SIGKILL)
         d.waitUntilExit()
         let dead = try run(dir + "/alarm", as: 64_995, group: 64_995, ["status"], state: state, runtime: runtime)
-        #expect(dead.status == 3 && dead.out.contains("not running"), "outsider status after kill -9: \(dead.status) \(dead.out) \(dead.err)")
+        #expect(
+            dead.status == 3 && dead.out.contains("not running"),
+            "outsider status after kill -9: \(dead.status) \(dead.out) \(dead.err)")
     }
 
     /// What the unit prepares in `dir`: `state` and `run` as StateDirectory=/RuntimeDirectory=
@@ -99,7 +120,8 @@ struct SharedStateDirectoryTests {
         }
         #expect(chmod(dir, 0o755) == 0)
         for name in ["alarm", "alarmd"] {
-            try FileManager.default.copyItem(atPath: Binaries.directory.appendingPathComponent(name).path, toPath: dir + "/" + name)
+            try FileManager.default.copyItem(
+                atPath: Binaries.directory.appendingPathComponent(name).path, toPath: dir + "/" + name)
             #expect(chmod(dir + "/" + name, 0o755) == 0)
         }
         let d = Process()
@@ -127,13 +149,19 @@ struct SharedStateDirectoryTests {
     ) throws -> (status: Int32, out: String, err: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        p.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--groups=\(group)", "--", "/bin/sh", "-c", "umask 022; exec \"$0\" \"$@\"", alarm] + args
+        p.arguments =
+            [
+                "--reuid=\(uid)", "--regid=\(uid)", "--groups=\(group)", "--", "/bin/sh", "-c",
+                "umask 022; exec \"$0\" \"$@\"", alarm,
+            ] + args
         p.environment = environment(state: state, runtime: runtime ?? state + "/../run")
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
     }

@@ -11,22 +11,29 @@ struct SoundsCutTests {
         var sounds: String { root + "/sounds" }
         var song: String { root + "/music/song.mp3" }
         var environment: [String: String] {
-            ["ALARM_STATE_DIR": root + "/state", "ALARM_RUNTIME_DIR": root + "/run", "ALARM_CONFIG": "/dev/null",
-             "ALARM_SOUNDS_DIR": sounds, "TZ": "Europe/Berlin"]
+            [
+                "ALARM_STATE_DIR": root + "/state", "ALARM_RUNTIME_DIR": root + "/run", "ALARM_CONFIG": "/dev/null",
+                "ALARM_SOUNDS_DIR": sounds, "TZ": "Europe/Berlin",
+            ]
         }
         /// 440 Hz to 1:10, 660 Hz to 1:20, 550 Hz to 1:30, then 880 Hz: 3 minutes.
         init() throws {
             try FileManager.default.createDirectory(atPath: root + "/music", withIntermediateDirectories: true)
             // Commas escaped: unescaped, ffmpeg's filter graph parser takes them for filter separators.
             let tones = "0.5*sin(2*PI*if(lt(t\\,70)\\,440\\,if(lt(t\\,80)\\,660\\,if(lt(t\\,90)\\,550\\,880)))*t)"
-            try sh("ffmpeg -nostdin -v error -f lavfi -i 'aevalsrc=\(tones):d=180:s=44100' -c:a libmp3lame -b:a 128k '\(song)'")
+            try sh(
+                "ffmpeg -nostdin -v error -f lavfi -i 'aevalsrc=\(tones):d=180:s=44100' -c:a libmp3lame -b:a 128k '\(song)'"
+            )
         }
         func run(_ args: [String], prefix: String = "") throws -> Binaries.Result {
             if prefix.isEmpty { return try Binaries.run("alarm", args, environment: environment, timeout: 120) }
             let quoted = ([Binaries.path("alarm")] + args).map { "'\($0)'" }.joined(separator: " ")
-            return try Binaries.runAbsolute("/bin/bash", ["-c", prefix + " exec " + quoted], environment: environment, timeout: 120)
+            return try Binaries.runAbsolute(
+                "/bin/bash", ["-c", prefix + " exec " + quoted], environment: environment, timeout: 120)
         }
-        func cut(_ args: String..., prefix: String = "") throws -> Binaries.Result { try run(["sounds", "cut"] + args, prefix: prefix) }
+        func cut(_ args: String..., prefix: String = "") throws -> Binaries.Result {
+            try run(["sounds", "cut"] + args, prefix: prefix)
+        }
         func listed() throws -> [[String: Any]] {
             let r = try run(["sounds", "--json"])
             return (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
@@ -53,7 +60,9 @@ struct SoundsCutTests {
         #expect(abs((entry["duration"] as? Double ?? 0) - 20) < 0.001, "\(entry)")
         // The other forms of TIME, a name, the default length (30 s), and CAF.
         let named = try e.cut(e.song, "--from", "70", "--name", "chorus")
-        #expect(named.status == 0 && named.stdout.hasPrefix("cut chorus.flac: 30.00 s from 1:10.00 to 1:40.00"), "\(named.stdout)\(named.stderr)")
+        #expect(
+            named.status == 0 && named.stdout.hasPrefix("cut chorus.flac: 30.00 s from 1:10.00 to 1:40.00"),
+            "\(named.stdout)\(named.stderr)")
         let caf = try e.cut(e.song, "--from", "0:01:20", "--length", "5s", "--name", "bridge.caf")
         #expect(caf.status == 0, "\(caf.stderr)")
         let listed = try e.listed()
@@ -87,14 +96,17 @@ struct SoundsCutTests {
         }
         try "not a sound".write(toFile: e.root + "/music/notes.mp3", atomically: true, encoding: .utf8)
         let notes = try e.cut(e.root + "/music/notes.mp3", "--from", "0")
-        #expect(notes.status != 0 && notes.stderr.contains("not a WAV, AIFF, AIFF-C, CAF, FLAC, Ogg or MP3 file"), "\(notes.stderr)")
+        #expect(
+            notes.status != 0 && notes.stderr.contains("not a WAV, AIFF, AIFF-C, CAF, FLAC, Ogg or MP3 file"),
+            "\(notes.stderr)")
         #expect(e.files().isEmpty, "written: \(e.files())")
 
         // A name that exists: refused, then replaced with --force.
         #expect(try e.cut(e.song, "--from", "1:10", "--length", "2s", "--name", "x").status == 0)
         let before = FileManager.default.contents(atPath: e.sounds + "/x.flac")
         let again = try e.cut(e.song, "--from", "1:30", "--length", "3s", "--name", "x")
-        #expect(again.status != 0 && again.stderr.contains("exists; give another --name, or --force"), "\(again.stderr)")
+        #expect(
+            again.status != 0 && again.stderr.contains("exists; give another --name, or --force"), "\(again.stderr)")
         #expect(FileManager.default.contents(atPath: e.sounds + "/x.flac") == before)
         let forced = try e.cut(e.song, "--from", "1:30", "--length", "3s", "--name", "x", "--force")
         #expect(forced.status == 0 && forced.stdout.contains("3.00 s"), "\(forced.stderr)")
@@ -111,15 +123,25 @@ struct SoundsCutTests {
         #expect(r.stderr.contains("cannot write") && r.stderr.contains("nothing was written"), "\(r.stderr)")
         #expect(e.files().isEmpty, "left behind: \(e.files())")
         // A real full file system, where this machine lets a test mount one.
-        let mount = try Binaries.runAbsolute("/usr/bin/unshare", ["-m", "/bin/bash", "-c", "mount -t tmpfs -o size=128k tmpfs '\(e.sounds)' && echo mounted && " +
-            ([Binaries.path("alarm"), "sounds", "cut", e.song, "--from", "1:10", "--length", "20s"].map { "'\($0)'" }.joined(separator: " ")) +
-            "; echo \"exit $?\"; ls -A '\(e.sounds)'"], environment: e.environment, timeout: 120)
+        let mount = try Binaries.runAbsolute(
+            "/usr/bin/unshare",
+            [
+                "-m", "/bin/bash", "-c",
+                "mount -t tmpfs -o size=128k tmpfs '\(e.sounds)' && echo mounted && "
+                    + ([Binaries.path("alarm"), "sounds", "cut", e.song, "--from", "1:10", "--length", "20s"].map {
+                        "'\($0)'"
+                    }.joined(separator: " ")) + "; echo \"exit $?\"; ls -A '\(e.sounds)'",
+            ], environment: e.environment, timeout: 120)
         if mount.stdout.hasPrefix("mounted") {
             #expect(mount.stdout.contains("exit 1"), "\(mount.stdout)")
-            #expect(mount.stderr.contains("No space left on device") && mount.stderr.contains("nothing was written"), "\(mount.stderr)")
+            #expect(
+                mount.stderr.contains("No space left on device") && mount.stderr.contains("nothing was written"),
+                "\(mount.stderr)")
             #expect(mount.stdout.split(separator: "\n").count == 2, "left on the full file system: \(mount.stdout)")
         } else {
-            print("SoundsCutTests.fullDisk: no tmpfs here (\(mount.stderr.prefix(200))); the file-size limit above stood for it")
+            print(
+                "SoundsCutTests.fullDisk: no tmpfs here (\(mount.stderr.prefix(200))); the file-size limit above stood for it"
+            )
         }
     }
 
@@ -132,11 +154,15 @@ struct SoundsCutTests {
         try FileManager.default.copyItem(atPath: e.sounds + "/chorus.flac", toPath: h.soundsDir + "/chorus.flac")
         try h.start()
         #expect(try h.cli("add", "--in", "2s", "--id", "song", "--sound", "chorus.flac").status == 0)
-        let onset = try #require(h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "nothing was heard: \(h.log)")
-        #expect(h.wait(30) { h.recorder.count >= onset + 16 * h.rate }, "the recording stopped: \(h.recordingDiagnosis)")
+        let onset = try #require(
+            h.recorder.waitForSound(from: h.recorder.count, timeout: 30), "nothing was heard: \(h.log)")
+        #expect(
+            h.wait(30) { h.recorder.count >= onset + 16 * h.rate }, "the recording stopped: \(h.recordingDiagnosis)")
         let s = h.recorder.samples
         let tone = { (at: Double) in
-            Recording.dominant(s[(onset + Int(at * Double(h.rate)))..<(onset + Int((at + 1) * Double(h.rate)))], among: [440, 550, 660, 880], rate: h.rate)
+            Recording.dominant(
+                s[(onset + Int(at * Double(h.rate)))..<(onset + Int((at + 1) * Double(h.rate)))],
+                among: [440, 550, 660, 880], rate: h.rate)
         }
         // The fade-in ramp (ring's own) may keep the first seconds quiet; the tone is what matters.
         #expect(tone(2) == 660 && tone(8) == 660, "\(tone(2)) \(tone(8))")

@@ -22,8 +22,9 @@ struct StalledDeviceTests {
         #expect(try h.cli("ring").status == 0, "\(h.log)")
         #expect(h.wait(20) { h.log.contains("took no audio for 3 s (stalled)") }, "the stall was not noticed: \(h.log)")
         #expect(h.wait(20) { FileManager.default.fileExists(atPath: ran) }, "fallback_command did not run: \(h.log)")
-        #expect(h.wait(5) { ((try? String(contentsOfFile: ran, encoding: .utf8)) ?? "").contains("stalled") },
-                "ALARM_REASON names the stall: \((try? String(contentsOfFile: ran, encoding: .utf8)) ?? "")")
+        #expect(
+            h.wait(5) { ((try? String(contentsOfFile: ran, encoding: .utf8)) ?? "").contains("stalled") },
+            "ALARM_REASON names the stall: \((try? String(contentsOfFile: ran, encoding: .utf8)) ?? "")")
         #expect(h.status()?["state"] as? String == "ringing", "the ring goes on while nothing can be heard")
 
         // The server reads again: a retry plays the ring, and it is heard.

@@ -17,7 +17,8 @@ struct SystemdNotifyTests {
         let listener = try NotifyListener(path: sandbox.dir + "/notify")
         let daemon = try sandbox.startDaemon(notifySocket: listener.address)
         defer { daemon.kill() }
-        let ready = try #require(listener.first(within: 10) { $0.contains("READY=1") }, "no READY=1; stderr: \(daemon.stderr)")
+        let ready = try #require(
+            listener.first(within: 10) { $0.contains("READY=1") }, "no READY=1; stderr: \(daemon.stderr)")
         #expect(ready.lines.contains("STATUS=next: wake at Mon 06:30"), "\(ready.lines)")
         // READY means the FIFO is up: the CLI can reach the daemon.
         #expect(FileManager.default.fileExists(atPath: sandbox.runtime + "/control"))
@@ -70,7 +71,8 @@ struct SystemdNotifyTests {
             let listener = try NotifyListener(path: sandbox.dir + "/notify")
             let daemon = try sandbox.startDaemon(notifySocket: listener.address, extra: extra)
             defer { daemon.kill() }
-            _ = try #require(listener.first(within: 10) { $0.contains("READY=1") }, "no READY=1; stderr: \(daemon.stderr)")
+            _ = try #require(
+                listener.first(within: 10) { $0.contains("READY=1") }, "no READY=1; stderr: \(daemon.stderr)")
             let pings = listener.collect(for: 1.2).filter { $0.lines.contains("WATCHDOG=1") }
             #expect(pings.isEmpty, "\(extra): \(pings.count) pings")
         }
@@ -112,7 +114,8 @@ private final class Sandbox {
         dir = "/tmp/alarm-sd-" + String(UUID().uuidString.prefix(8))
         // The state directory exists, as systemd's StateDirectory= makes it (the CLI expects it).
         try FileManager.default.createDirectory(atPath: dir + "/state", withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: localtime, withDestinationPath: "/usr/share/zoneinfo/Europe/Berlin")
+        try FileManager.default.createSymbolicLink(
+            atPath: localtime, withDestinationPath: "/usr/share/zoneinfo/Europe/Berlin")
     }
 
     deinit { try? FileManager.default.removeItem(atPath: dir) }
@@ -199,7 +202,9 @@ private final class NotifyListener {
         var bytes = Array(address.utf8)
         let abstract = bytes.first == UInt8(ascii: "@")
         if abstract { bytes[0] = 0 }
-        guard bytes.count < MemoryLayout.size(ofValue: sa.sun_path) else { throw Failure("socket address too long: \(address)") }
+        guard bytes.count < MemoryLayout.size(ofValue: sa.sun_path) else {
+            throw Failure("socket address too long: \(address)")
+        }
         withUnsafeMutableBytes(of: &sa.sun_path) { $0.copyBytes(from: bytes) }
         let length = MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 0 : 1)
         let rc = withUnsafePointer(to: &sa) {

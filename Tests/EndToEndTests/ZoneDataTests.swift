@@ -56,7 +56,8 @@ struct ZoneDataTests {
 
     @Test("a tzdata update of a zone an alarm is pinned to is seen within 2 s: the pinned alarm moves")
     func tzdataUpdateOfAPinnedZone() throws {
-        let (h, tzdir) = try harness(source: "Zone Test/Home 0:00 - HOM\nZone Test/Pinned 0:00 - PNA\n", systemZone: "Test/Home")
+        let (h, tzdir) = try harness(
+            source: "Zone Test/Home 0:00 - HOM\nZone Test/Pinned 0:00 - PNA\n", systemZone: "Test/Home")
         defer { h.shutdown() }
         #expect(try h.cli("add", "12:00", "--zone", "Test/Pinned", "--id", "pinned").status == 0)
         #expect(h.wait(3) { nextAt(h) != nil }, "\(h.log)")

@@ -22,10 +22,14 @@ import Testing
 
     enum Victim: String, CaseIterable { case daemon, cli, both, none }
 
-    @Test("kill -9 of alarmd and alarm at random moments: the store loads, nothing acknowledged is lost, nothing rings twice")
+    @Test(
+        "kill -9 of alarmd and alarm at random moments: the store loads, nothing acknowledged is lost, nothing rings twice"
+    )
     func killNineRounds() throws { try rounds(strict: false) }
 
-    @Test("kill -9 at random moments: every acknowledged alarm's ring ends in history and a rung --in alarm leaves the store")
+    @Test(
+        "kill -9 at random moments: every acknowledged alarm's ring ends in history and a rung --in alarm leaves the store"
+    )
     func killNineKeepsHistoryAndStore() throws { try rounds(strict: true) }
 
     func rounds(strict: Bool) throws {
@@ -41,7 +45,10 @@ import Testing
         var failures: [String] = []
         var knownBug: [String] = []  // what the disabled strict variant fails on
         var kills: [Victim: Int] = [:]
-        var acknowledged = 0, killedCLIs = 0, restarts = 0, slowestStart = 0.0
+        var acknowledged = 0
+        var killedCLIs = 0
+        var restarts = 0
+        var slowestStart = 0.0
         let began = Date()
         let trace = ProcessInfo.processInfo.environment["RELIABILITY_KEEP"] == "1"
 
@@ -63,7 +70,9 @@ import Testing
             var onKill: () -> Void = {}
             if op < 35 || keep.isEmpty {
                 let id = "k\(round)"
-                args = Bool.random(using: &rng) ? ["add", "*-12-25 04:00", "--id", id] : ["add", "--at", "2099-01-01T04:00:00Z", "--id", id]
+                args =
+                    Bool.random(using: &rng)
+                    ? ["add", "*-12-25 04:00", "--id", id] : ["add", "--at", "2099-01-01T04:00:00Z", "--id", id]
                 onAck = { keep[id] = .present }
                 onKill = { keep[id] = .unknown }
             } else if op < 55 {
@@ -86,7 +95,9 @@ import Testing
             }
             let cli = try rig.spawnCLI(args)
             // Mostly within the CLI's own run (tens of milliseconds), sometimes later.
-            usleep(Int.random(in: 0..<4, using: &rng) == 0 ? UInt32.random(in: 0...400_000, using: &rng) : UInt32.random(in: 0...60_000, using: &rng))
+            usleep(
+                Int.random(in: 0..<4, using: &rng) == 0
+                    ? UInt32.random(in: 0...400_000, using: &rng) : UInt32.random(in: 0...60_000, using: &rng))
             let victim = Victim.allCases[[0, 0, 0, 0, 1, 1, 1, 2, 2, 3][Int.random(in: 0..<10, using: &rng)]]
             kills[victim, default: 0] += 1
             if victim == .cli || victim == .both { kill(cli.pid, SIGKILL) }
@@ -104,7 +115,8 @@ import Testing
             if trace {
                 let state = (try? String(contentsOfFile: rig.stateDir + "/state.json", encoding: .utf8)) ?? "-"
                 let ring = state.range(of: "\"ring\"").map { String(state[$0.lowerBound...]) } ?? state
-                let line = "round \(round) \(args) victim \(victim) code \(code.map(String.init) ?? "-") state \(ring.prefix(300))"
+                let line =
+                    "round \(round) \(args) victim \(victim) code \(code.map(String.init) ?? "-") state \(ring.prefix(300))"
                 try? rig.appendTrace(line)
             }
             // The store loads, and holds every acknowledged change.
@@ -138,14 +150,21 @@ import Testing
             if strict || stale.isEmpty { failures.append(text) } else { knownBug.append(text) }
         }
         let code = rig.stop()
-        if code != 0 { failures.append("alarmd did not exit cleanly on SIGTERM: \(code.map(String.init) ?? "timeout")") }
+        if code != 0 {
+            failures.append("alarmd did not exit cleanly on SIGTERM: \(code.map(String.init) ?? "timeout")")
+        }
 
         // Nothing rang twice; everything acknowledged rang.
         let (entries, unreadable) = try HistoryLog(stateDir: rig.stateDir).read()
         if unreadable > 0 { failures.append("\(unreadable) unreadable history lines") }
-        struct Key: Hashable { var alarm: String; var scheduled: Date }
+        struct Key: Hashable {
+            var alarm: String
+            var scheduled: Date
+        }
         var episodes: [Key: [RingOutcome]] = [:]
-        for e in entries { if let id = e.alarm { episodes[Key(alarm: id, scheduled: e.scheduled), default: []].append(e.outcome) } }
+        for e in entries {
+            if let id = e.alarm { episodes[Key(alarm: id, scheduled: e.scheduled), default: []].append(e.outcome) }
+        }
         var twice = 0
         for (k, outcomes) in episodes {
             let endings = outcomes.filter { $0 != .snoozed }
@@ -171,27 +190,44 @@ import Testing
         func snoozeEndedOnPurpose(_ id: String) -> Bool {
             let p = primary(of: id)
             if let snoozed = entries.last(where: { $0.alarm == id && $0.outcome == .snoozed })?.ended,
-               entries.contains(where: { ($0.started ?? $0.ended ?? .distantPast) > snoozed }) { return true }
-            return log.contains("'\(p)' stopped while snoozed") || log.split(separator: "\n").contains { $0.contains("snooze of '\(p)' until") && $0.contains("dropped") }
+                entries.contains(where: { ($0.started ?? $0.ended ?? .distantPast) > snoozed })
+            {
+                return true
+            }
+            return log.contains("'\(p)' stopped while snoozed")
+                || log.split(separator: "\n").contains {
+                    $0.contains("snooze of '\(p)' until") && $0.contains("dropped")
+                }
         }
         let ended = Set(episodes.filter { $0.value.contains { $0 != .snoozed } }.map(\.key.alarm))
-        var lostSnoozes: [String] = [], noHistory: [String] = []
+        var lostSnoozes: [String] = []
+        var noHistory: [String] = []
         for id in mustRing.sorted() where !ended.contains(id) {
             let outcomes = episodes.filter { $0.key.alarm == id }.map(\.value)
             if outcomes.isEmpty {
                 noHistory.append(id)
-                (strict ? { failures.append($0) } : { knownBug.append($0) })("acknowledged alarm \(id) has no history entry")
+                (strict ? { failures.append($0) } : { knownBug.append($0) })(
+                    "acknowledged alarm \(id) has no history entry")
             } else if !snoozeEndedOnPurpose(id) {
                 lostSnoozes.append(id)
-                (strict ? { failures.append($0) } : { knownBug.append($0) })("acknowledged alarm \(id) was snoozed and never rang again, with no stop and no newer ring: \(outcomes)")
+                (strict ? { failures.append($0) } : { knownBug.append($0) })(
+                    "acknowledged alarm \(id) was snoozed and never rang again, with no stop and no newer ring: \(outcomes)"
+                )
             }
         }
         let missed = entries.filter { $0.outcome == .missed }.count
 
-        print("crash safety (seed \(Self.seed)): \(Self.rounds) rounds in \(String(format: "%.1f", Date().timeIntervalSince(began))) s; kill -9 of alarmd \(kills[.daemon, default: 0]), of alarm \(kills[.cli, default: 0]), of both \(kills[.both, default: 0]), none \(kills[.none, default: 0]); \(killedCLIs) CLI runs cut short, \(acknowledged) acknowledged; \(restarts) daemon starts (slowest \(String(format: "%.2f", slowestStart)) s); \(keep.count) far alarms tracked, \(mustRing.count) ring-soon alarms, \(entries.count) history entries over \(episodes.count) occurrences (\(missed) missed); acknowledged ring-soon alarms without any history entry \(noHistory.count) \(noHistory), left in the store \(stale.count), snoozes lost without a stop or a newer ring \(lostSnoozes.count) \(lostSnoozes) (the known bug: \(knownBug.count) findings); \(failures.count) failures")
-        #expect(failures.isEmpty, "\(failures.count) failures:\n\(failures.prefix(30).joined(separator: "\n"))\n\(failures.isEmpty ? "" : String(rig.log.suffix(3_000)))")
+        print(
+            "crash safety (seed \(Self.seed)): \(Self.rounds) rounds in \(String(format: "%.1f", Date().timeIntervalSince(began))) s; kill -9 of alarmd \(kills[.daemon, default: 0]), of alarm \(kills[.cli, default: 0]), of both \(kills[.both, default: 0]), none \(kills[.none, default: 0]); \(killedCLIs) CLI runs cut short, \(acknowledged) acknowledged; \(restarts) daemon starts (slowest \(String(format: "%.2f", slowestStart)) s); \(keep.count) far alarms tracked, \(mustRing.count) ring-soon alarms, \(entries.count) history entries over \(episodes.count) occurrences (\(missed) missed); acknowledged ring-soon alarms without any history entry \(noHistory.count) \(noHistory), left in the store \(stale.count), snoozes lost without a stop or a newer ring \(lostSnoozes.count) \(lostSnoozes) (the known bug: \(knownBug.count) findings); \(failures.count) failures"
+        )
+        #expect(
+            failures.isEmpty,
+            "\(failures.count) failures:\n\(failures.prefix(30).joined(separator: "\n"))\n\(failures.isEmpty ? "" : String(rig.log.suffix(3_000)))"
+        )
         let killRounds = kills[.daemon, default: 0] + kills[.cli, default: 0] + kills[.both, default: 0]
-        #expect(killRounds >= 200 && kills[.daemon, default: 0] + kills[.both, default: 0] >= 100 && mustRing.count >= 20,
-                "the run should kill -9 at least 200 times and ring a lot: \(killRounds) kill rounds, \(mustRing.count) rings")
+        #expect(
+            killRounds >= 200 && kills[.daemon, default: 0] + kills[.both, default: 0] >= 100 && mustRing.count >= 20,
+            "the run should kill -9 at least 200 times and ring a lot: \(killRounds) kill rounds, \(mustRing.count) rings"
+        )
     }
 }

@@ -15,8 +15,16 @@ import Testing
     final class Tally: @unchecked Sendable {
         private let lock = NSLock()
         private var counts: [String: Int] = [:]
-        func add(_ key: String, _ n: Int = 1) { lock.lock(); counts[key, default: 0] += n; lock.unlock() }
-        var snapshot: [String: Int] { lock.lock(); defer { lock.unlock() }; return counts }
+        func add(_ key: String, _ n: Int = 1) {
+            lock.lock()
+            counts[key, default: 0] += n
+            lock.unlock()
+        }
+        var snapshot: [String: Int] {
+            lock.lock()
+            defer { lock.unlock() }
+            return counts
+        }
     }
 
     /// Writes all of `bytes` to the FIFO through a non-blocking descriptor, waiting out a full
@@ -27,10 +35,16 @@ import Testing
         let deadline = Date().addingTimeInterval(timeout)
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
-            if n > 0 { done += n; continue }
+            if n > 0 {
+                done += n
+                continue
+            }
             if n < 0 && errno == EAGAIN {
                 tally.add("full FIFO waits")
-                if Date() > deadline { tally.add("writes given up"); return done }
+                if Date() > deadline {
+                    tally.add("writes given up")
+                    return done
+                }
                 usleep(500)
                 continue
             }
@@ -48,7 +62,10 @@ import Testing
         let group = DispatchGroup()
         func spawn(_ body: @escaping @Sendable () -> Void) {
             group.enter()
-            Thread.detachNewThread { body(); group.leave() }
+            Thread.detachNewThread {
+                body()
+                group.leave()
+            }
         }
         // Random bytes (NULs and newlines among them), in random pieces.
         spawn {
@@ -56,29 +73,35 @@ import Testing
             let fd = openWriter(fifo)
             defer { close(fd) }
             for _ in 0..<300 {
-                let bytes = (0..<Int.random(in: 1...4_096, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                let bytes = (0..<Int.random(in: 1...4_096, using: &rng)).map { _ in
+                    UInt8.random(in: 0...255, using: &rng)
+                }
                 write(fd, bytes, tally: tally)
             }
             tally.add("random-byte pieces", 300)
         }
         // NUL lines, and a long run of NULs without a newline.
-        if flood { spawn {
-            let fd = openWriter(fifo)
-            defer { close(fd) }
-            for _ in 0..<200 { write(fd, [0, 0, 0] + Array("sto".utf8) + [0, 10], tally: tally) }
-            write(fd, [UInt8](repeating: 0, count: 200_000) + [10], tally: tally)
-            tally.add("NUL lines", 201)
-        } }
-        // 1 MiB lines.
-        if flood { spawn {
-            let fd = openWriter(fifo)
-            defer { close(fd) }
-            for i in 0..<4 {
-                let line = [UInt8](repeating: UInt8(ascii: i % 2 == 0 ? "r" : "s"), count: 1 << 20) + [10]
-                write(fd, line, timeout: 30, tally: tally)
+        if flood {
+            spawn {
+                let fd = openWriter(fifo)
+                defer { close(fd) }
+                for _ in 0..<200 { write(fd, [0, 0, 0] + Array("sto".utf8) + [0, 10], tally: tally) }
+                write(fd, [UInt8](repeating: 0, count: 200_000) + [10], tally: tally)
+                tally.add("NUL lines", 201)
             }
-            tally.add("1 MiB lines", 4)
-        } }
+        }
+        // 1 MiB lines.
+        if flood {
+            spawn {
+                let fd = openWriter(fifo)
+                defer { close(fd) }
+                for i in 0..<4 {
+                    let line = [UInt8](repeating: UInt8(ascii: i % 2 == 0 ? "r" : "s"), count: 1 << 20) + [10]
+                    write(fd, line, timeout: 30, tally: tally)
+                }
+                tally.add("1 MiB lines", 4)
+            }
+        }
         // 50 concurrent writers of short bad lines.
         for w in 0..<50 {
             spawn {
@@ -86,7 +109,10 @@ import Testing
                 defer { close(fd) }
                 for i in 0..<40 {
                     // Never a valid command: the abuse must not ring or stop anything itself.
-                    let junk = ["bogus \(w) \(i)", "snooze forever", "ringring", "reload-all", "stopstop", "snooze -5m", String(repeating: "x", count: 600)]
+                    let junk = [
+                        "bogus \(w) \(i)", "snooze forever", "ringring", "reload-all", "stopstop", "snooze -5m",
+                        String(repeating: "x", count: 600),
+                    ]
                     write(fd, Array(junk[(w + i) % junk.count].utf8) + [10], tally: tally)
                 }
                 tally.add("lines from 50 concurrent writers", 40)
@@ -105,7 +131,10 @@ import Testing
         }
         spawn {
             for _ in 0..<10 {
-                guard let p = try? Spawned("/bin/sh", ["-c", "exec 3>\"$0\"; printf 'sto' >&3; exec sleep 30", fifo], environment: [:]) else {
+                guard
+                    let p = try? Spawned(
+                        "/bin/sh", ["-c", "exec 3>\"$0\"; printf 'sto' >&3; exec sleep 30", fifo], environment: [:])
+                else {
                     tally.add("spawn errors")
                     continue
                 }
@@ -118,7 +147,9 @@ import Testing
         group.wait()
     }
 
-    @Test("random bytes, NULs, 1 MiB lines, 50 writers, writers killed mid-line: alarmd stays responsive and bounded, stop works")
+    @Test(
+        "random bytes, NULs, 1 MiB lines, 50 writers, writers killed mid-line: alarmd stays responsive and bounded, stop works"
+    )
     func abuseTheFIFO() throws {
         let rig = try ReliabilityRig(config: "ring = 5m\n")
         defer { rig.shutdown() }
@@ -134,7 +165,9 @@ import Testing
         let before = try #require(rig.residentKiB())
 
         let tally = Tally()
-        var confirmations = 0, busy = 0, refusals: [String] = []
+        var confirmations = 0
+        var busy = 0
+        var refusals: [String] = []
         // Rounds with a flood of 1 MiB and NUL lines, then rounds without. The writers keep the
         // FIFO full most of the time, so a client may be told at once that it is full (exit 3:
         // a FIFO cannot favour one writer); what got in must be confirmed within 2 s (never
@@ -162,7 +195,9 @@ import Testing
                     } else if code == 3 && output.contains("full") && took < 1 {
                         busy += 1
                     } else {
-                        refusals.append("round \(round): alarm \(cmd) exited \(code) after \(String(format: "%.2f", took)) s: \(output)")
+                        refusals.append(
+                            "round \(round): alarm \(cmd) exited \(code) after \(String(format: "%.2f", took)) s: \(output)"
+                        )
                     }
                 }
                 abuseOver = done.wait(timeout: .now()) == .success
@@ -171,16 +206,21 @@ import Testing
             guard rig.isRunning else { return }
         }
         // Right after: the daemon answers, a real ring is silenced by a real stop.
-        if (rig.status()?["state"] as? String) == "ringing" { #expect(try rig.cli("stop") == 0, "stop of the last ring") }
+        if (rig.status()?["state"] as? String) == "ringing" {
+            #expect(try rig.cli("stop") == 0, "stop of the last ring")
+        }
         #expect(try rig.cli("ring") == 0, "ring after abuse")
         #expect(rig.wait(2) { (rig.status()?["state"] as? String) == "ringing" })
         #expect(try rig.cli("stop") == 0, "stop after abuse")
-        #expect(rig.wait(2) { (rig.status()?["state"] as? String) == "idle" }, "status after stop: \(rig.status() ?? [:])")
+        #expect(
+            rig.wait(2) { (rig.status()?["state"] as? String) == "idle" }, "status after stop: \(rig.status() ?? [:])")
         Thread.sleep(forTimeInterval: 0.3)
         let after = try #require(rig.residentKiB())
         let ignored = rig.log.components(separatedBy: "ignored control line").count - 1
         let counts = tally.snapshot
-        print("FIFO abuse: 4 rounds (2 with floods) in \(String(format: "%.1f", Date().timeIntervalSince(began))) s; \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); daemon logged \(ignored) ignored lines; \(confirmations) ring/stop confirmed during abuse, \(busy) told at once that the flooded FIFO is full, \(refusals.count) failed; VmRSS \(before) KiB before, \(after) KiB after (+\(after - before), bound \(Self.rssGrowthBoundKiB))")
+        print(
+            "FIFO abuse: 4 rounds (2 with floods) in \(String(format: "%.1f", Date().timeIntervalSince(began))) s; \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); daemon logged \(ignored) ignored lines; \(confirmations) ring/stop confirmed during abuse, \(busy) told at once that the flooded FIFO is full, \(refusals.count) failed; VmRSS \(before) KiB before, \(after) KiB after (+\(after - before), bound \(Self.rssGrowthBoundKiB))"
+        )
         #expect(refusals.isEmpty, "real commands were not confirmed during abuse:\n\(refusals.joined(separator: "\n"))")
         #expect(confirmations >= 4, "real commands should get through during the abuse")
         #expect(after - before <= Self.rssGrowthBoundKiB, "VmRSS grew from \(before) to \(after) KiB")

@@ -18,7 +18,8 @@ final class ReliabilityRig: @unchecked Sendable {
     var isRunning: Bool { alarmd.isRunning }
 
     init(config: String, zone: String = "UTC") throws {
-        alarmd = try AlarmdHarness(name: "alarm-rel", zone: zone, config: config, audio: .device("null"), directories: ["out"])
+        alarmd = try AlarmdHarness(
+            name: "alarm-rel", zone: zone, config: config, audio: .device("null"), directories: ["out"])
         alarmd.shutdownGrace = 2
         // RELIABILITY_KEEP=1 keeps the directories of a run for a post-mortem.
         alarmd.keepRoot = ProcessInfo.processInfo.environment["RELIABILITY_KEEP"] == "1"
@@ -51,7 +52,10 @@ final class ReliabilityRig: @unchecked Sendable {
         let path = root + "/out/\(UUID().uuidString)"
         let p = try spawnCLI(args, output: path)
         var code = p.wait(timeout: timeout)
-        if code == nil { p.terminate(); code = -1 }
+        if code == nil {
+            p.terminate()
+            code = -1
+        }
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(atPath: path)
         return (code!, text)
@@ -77,7 +81,9 @@ final class ReliabilityRig: @unchecked Sendable {
 
     /// VmRSS of the daemon in KiB, from /proc.
     func residentKiB() -> Int? {
-        guard let pid, let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        guard let pid, let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
+            return nil
+        }
         for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return Int(line.split(separator: " ").dropFirst().first ?? "")
         }

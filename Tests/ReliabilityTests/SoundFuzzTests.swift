@@ -30,7 +30,8 @@ import Testing
         var out: [(String, [UInt8])] = []
         for (i, (name, format)) in formats.enumerated() {
             let channels: Int32 = i % 3 == 0 ? 2 : 1
-            var info = SF_INFO(frames: 0, samplerate: 8_000, channels: channels, format: Int32(format), sections: 0, seekable: 0)
+            var info = SF_INFO(
+                frames: 0, samplerate: 8_000, channels: channels, format: Int32(format), sections: 0, seekable: 0)
             let path = dir + "/" + name
             guard let f = sf_open(path, Int32(SFM_WRITE), &info) else {
                 Issue.record("libsndfile cannot write \(name): \(String(cString: sf_strerror(nil)))")
@@ -57,7 +58,9 @@ import Testing
         guard b.count > 8 else { return out }
         for i in 0..<(b.count - 8) where i < 4_096 {
             let id = b[i..<(i + 4)]
-            if id.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || $0 == 0x20 }) { out.append(i + 4) }
+            if id.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || $0 == 0x20 }) {
+                out.append(i + 4)
+            }
         }
         return out
     }
@@ -81,8 +84,10 @@ import Testing
         case 2:
             let fields = chunkSizeFields(b)
             guard let at = fields.randomElement(using: &rng) else { return ("none", b) }
-            let lies: [UInt64] = [0, 1, 0x7FFF_FFFF, 0xFFFF_FFFF, 0xFFFF_FFFF_FFFF_FFFF, 0x8000_0000_0000_0000, UInt64(b.count) * 2,
-                                  UInt64.random(in: 0...UInt64(UInt32.max), using: &rng), UInt64(Int.random(in: 0...64, using: &rng))]
+            let lies: [UInt64] = [
+                0, 1, 0x7FFF_FFFF, 0xFFFF_FFFF, 0xFFFF_FFFF_FFFF_FFFF, 0x8000_0000_0000_0000, UInt64(b.count) * 2,
+                UInt64.random(in: 0...UInt64(UInt32.max), using: &rng), UInt64(Int.random(in: 0...64, using: &rng)),
+            ]
             let lie = lies.randomElement(using: &rng)!
             let width = Bool.random(using: &rng) ? 4 : 8
             let bigEndian = Bool.random(using: &rng)
@@ -100,13 +105,17 @@ import Testing
             // Interesting values over a header field.
             let i = Int.random(in: 0..<min(b.count, 128), using: &rng)
             let v: [UInt8] = [0x00, 0xFF, 0x7F, 0x80, 0x01, 0xFE]
-            for k in 0..<Int.random(in: 1...8, using: &rng) where i + k < b.count { b[i + k] = v.randomElement(using: &rng)! }
+            for k in 0..<Int.random(in: 1...8, using: &rng) where i + k < b.count {
+                b[i + k] = v.randomElement(using: &rng)!
+            }
             return ("interesting@\(i)", b)
         case 5:
             // Duplicate a range (repeated chunks) or insert junk.
             let i = Int.random(in: 0..<min(b.count, 512), using: &rng)
             let len = Int.random(in: 1...64, using: &rng)
-            let piece = Bool.random(using: &rng) ? Array(b[i..<min(b.count, i + len)]) : (0..<len).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let piece =
+                Bool.random(using: &rng)
+                ? Array(b[i..<min(b.count, i + len)]) : (0..<len).map { _ in UInt8.random(in: 0...255, using: &rng) }
             b.insert(contentsOf: piece, at: i)
             return ("insert@\(i)×\(piece.count)", b)
         default:
@@ -133,7 +142,11 @@ import Testing
         }
 
         var rng = SplitMix(state: UInt64(seed) &* 0x9E37_79B9)
-        var played = 0, defaulted = 0, overFullScale = 0, failures: [String] = [], slowest = 0.0
+        var played = 0
+        var defaulted = 0
+        var overFullScale = 0
+        var failures: [String] = []
+        var slowest = 0.0
         var kinds: [String: Int] = [:]
         let began = Date()
         for n in 0..<Self.casesPerSeed {
@@ -158,7 +171,9 @@ import Testing
                     defaulted += 1
                     if let p = choice.problem {
                         kinds[p.kind, default: 0] += 1
-                        if !p.description.contains(name) { failures.append("\(label): reason does not name the sound: \(p)") }
+                        if !p.description.contains(name) {
+                            failures.append("\(label): reason does not name the sound: \(p)")
+                        }
                     } else {
                         failures.append("\(label): default tone without a reason")
                     }
@@ -167,10 +182,15 @@ import Testing
                     let c = choice.clip
                     if choice.problem != nil { failures.append("\(label): plays yet has a problem") }
                     if c.frameCount == 0 || c.channels < 1 || c.channels > 2 || c.duration > ClipLimits.maxDuration
-                        || c.sampleRate < ClipLimits.minSampleRate || c.sampleRate > ClipLimits.maxSampleRate {
-                        failures.append("\(label): plays a clip outside the limits: \(c.frameCount) frames, \(c.channels) ch, \(c.sampleRate) Hz")
+                        || c.sampleRate < ClipLimits.minSampleRate || c.sampleRate > ClipLimits.maxSampleRate
+                    {
+                        failures.append(
+                            "\(label): plays a clip outside the limits: \(c.frameCount) frames, \(c.channels) ch, \(c.sampleRate) Hz"
+                        )
                     }
-                    if c.samples.contains(where: { !$0.isFinite }) { failures.append("\(label): plays samples that are not finite") }
+                    if c.samples.contains(where: { !$0.isFinite }) {
+                        failures.append("\(label): plays samples that are not finite")
+                    }
                     // Over full scale is clamped by the player (Loudness); counted, and pinned
                     // by the disabled test below.
                     if c.samples.contains(where: { abs($0) > 1 }) { overFullScale += 1 }
@@ -178,7 +198,9 @@ import Testing
             }
             try FileManager.default.removeItem(atPath: path)
         }
-        print("sound fuzz seed \(seed): \(Self.casesPerSeed) cases from \(corpus.count) files, \(played) play, \(defaulted) default tone with a reason \(kinds.sorted { $0.key < $1.key }), \(overFullScale) play samples over full scale, slowest decision \(String(format: "%.3f", slowest)) s, \(failures.count) failures, \(String(format: "%.1f", Date().timeIntervalSince(began))) s")
+        print(
+            "sound fuzz seed \(seed): \(Self.casesPerSeed) cases from \(corpus.count) files, \(played) play, \(defaulted) default tone with a reason \(kinds.sorted { $0.key < $1.key }), \(overFullScale) play samples over full scale, slowest decision \(String(format: "%.3f", slowest)) s, \(failures.count) failures, \(String(format: "%.1f", Date().timeIntervalSince(began))) s"
+        )
         #expect(failures.isEmpty, "\(failures.count) failures:\n\(failures.prefix(20).joined(separator: "\n"))")
         #expect(played > 0 && defaulted > 0, "the mutations should reach both decisions")
     }
@@ -188,7 +210,9 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.path + "/alarm-fuzz-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var info = SF_INFO(frames: 0, samplerate: 8_000, channels: 1, format: Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT), sections: 0, seekable: 0)
+        var info = SF_INFO(
+            frames: 0, samplerate: 8_000, channels: 1, format: Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT), sections: 0,
+            seekable: 0)
         let f = try #require(sf_open(dir + "/loud.wav", Int32(SFM_WRITE), &info))
         var samples = [Float](repeating: 0.5, count: 800)
         samples[10] = 4.0

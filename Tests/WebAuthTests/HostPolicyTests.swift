@@ -5,14 +5,18 @@ import Testing
 @Suite struct HostPolicyTests {
     @Test func theListenAddressLoopbackAndTheHostNameAreOurs() {
         let p = HostPolicy(listen: ListenAddress(host: "192.168.1.23", port: 8475), hostName: "raspberrypi")
-        for host in ["192.168.1.23:8475", "192.168.1.23", "localhost:8475", "127.0.0.1:8475", "[::1]:8475", "raspberrypi:8475",
-                     "RaspberryPi.local:8475", "raspberrypi.local.:8475"] {
+        for host in [
+            "192.168.1.23:8475", "192.168.1.23", "localhost:8475", "127.0.0.1:8475", "[::1]:8475", "raspberrypi:8475",
+            "RaspberryPi.local:8475", "raspberrypi.local.:8475",
+        ] {
             #expect(p.check(host: host, origin: nil, changesState: false) == .allowed, "\(host)")
         }
         // DNS rebinding: a hostile name that resolves to the clock.
         #expect(p.check(host: "evil.example:8475", origin: nil, changesState: false) == .wrongHost("evil.example:8475"))
         #expect(p.check(host: "192.168.1.24:8475", origin: nil, changesState: false) == .wrongHost("192.168.1.24:8475"))
-        #expect(p.check(host: "raspberrypi.evil.example", origin: nil, changesState: false) == .wrongHost("raspberrypi.evil.example"))
+        #expect(
+            p.check(host: "raspberrypi.evil.example", origin: nil, changesState: false)
+                == .wrongHost("raspberrypi.evil.example"))
         #expect(p.check(host: nil, origin: nil, changesState: false) == .missingHost)
         #expect(p.check(host: "", origin: nil, changesState: false) == .missingHost)
         for broken in ["a b", "[::1", "host:port", "x:1:2", "\u{0}", "é.example"] {
@@ -39,7 +43,9 @@ import Testing
         // Scripts send no Origin; reading needs none.
         #expect(p.check(host: host, origin: nil, changesState: true) == .allowed)
         #expect(p.check(host: host, origin: "http://evil.example", changesState: false) == .allowed)
-        for origin in ["http://evil.example", "null", "http://127.0.0.1:8476", "http://127.0.0.1", "http://localhost:8475", ""] {
+        for origin in [
+            "http://evil.example", "null", "http://127.0.0.1:8476", "http://127.0.0.1", "http://localhost:8475", "",
+        ] {
             #expect(p.check(host: host, origin: origin, changesState: true) == .crossOrigin(origin), "\(origin)")
         }
     }
@@ -60,9 +66,13 @@ import Testing
         var log = RefusalLog()
         let first = log.note(address: "10.0.0.9", reason: "wrong token", now: t0)
         #expect(first?.hasPrefix("refused 10.0.0.9: wrong token") == true)
-        for i in 1...500 { #expect(log.note(address: "10.0.0.9", reason: "wrong token", now: t0 + Double(i) * 0.1) == nil) }
+        for i in 1...500 {
+            #expect(log.note(address: "10.0.0.9", reason: "wrong token", now: t0 + Double(i) * 0.1) == nil)
+        }
         // Another reason or another address has a line of its own.
-        #expect(log.note(address: "10.0.0.9", reason: "wrong Host", detail: "evil.example", now: t0 + 1)?.contains("(evil.example)") == true)
+        #expect(
+            log.note(address: "10.0.0.9", reason: "wrong Host", detail: "evil.example", now: t0 + 1)?.contains(
+                "(evil.example)") == true)
         #expect(log.note(address: "10.0.0.8", reason: "wrong token", now: t0 + 1) != nil)
         let later = log.note(address: "10.0.0.9", reason: "wrong token", now: t0 + 61)
         #expect(later == "refused 10.0.0.9: wrong token; 500 more since the last such line")
@@ -72,10 +82,12 @@ import Testing
     @Test func memoryIsBoundedAndDetailsArePrintable() {
         var log = RefusalLog(maximumKeys: 100)
         var lines = 0
-        for i in 0..<10_000 where log.note(address: "10.0.\(i / 256).\(i % 256)", reason: "wrong Host", now: t0) != nil { lines += 1 }
+        for i in 0..<10_000 where log.note(address: "10.0.\(i / 256).\(i % 256)", reason: "wrong Host", now: t0) != nil
+        { lines += 1 }
         #expect(log.rememberedKeys <= 101)
         #expect(lines <= 101, "a flood from many addresses leaves a bounded number of lines: \(lines)")
-        let line = log.note(address: "x", reason: "r", detail: "a\r\nInjected: 1" + String(repeating: "z", count: 500), now: t0 + 100)
+        let line = log.note(
+            address: "x", reason: "r", detail: "a\r\nInjected: 1" + String(repeating: "z", count: 500), now: t0 + 100)
         #expect(line?.contains("\n") == false)
         #expect(line?.contains("\r") == false)
         #expect((line?.count ?? 0) < 260)

@@ -113,12 +113,18 @@ import Testing
 
     @Test func bearerTokenRightAndWrong() {
         var g = Gate()
-        #expect(g.check(Credentials(bearer: token), changesState: true, address: "a", token: current, now: t0) == .allowed(.token))
-        guard case .unauthorized = g.check(Credentials(bearer: Secret.make()), changesState: false, address: "a", token: current, now: t0) else {
+        #expect(
+            g.check(Credentials(bearer: token), changesState: true, address: "a", token: current, now: t0)
+                == .allowed(.token))
+        guard
+            case .unauthorized = g.check(
+                Credentials(bearer: Secret.make()), changesState: false, address: "a", token: current, now: t0)
+        else {
             Issue.record("a wrong token was let in")
             return
         }
-        guard case .unauthorized = g.check(Credentials(), changesState: false, address: "a", token: current, now: t0) else {
+        guard case .unauthorized = g.check(Credentials(), changesState: false, address: "a", token: current, now: t0)
+        else {
             Issue.record("no credentials were let in")
             return
         }
@@ -127,15 +133,29 @@ import Testing
     @Test func fiveWrongTokensThen429EvenForTheRightOne() {
         var g = Gate()
         for i in 0..<5 {
-            _ = g.check(Credentials(bearer: "guess\(i)"), changesState: false, address: "10.0.0.9", token: current, now: t0.addingTimeInterval(Double(i)))
+            _ = g.check(
+                Credentials(bearer: "guess\(i)"), changesState: false, address: "10.0.0.9", token: current,
+                now: t0.addingTimeInterval(Double(i)))
         }
-        #expect(g.check(Credentials(bearer: token), changesState: false, address: "10.0.0.9", token: current, now: t0.addingTimeInterval(6)) == .tooManyFailures(retryAfter: 54))
-        #expect(g.check(Credentials(bearer: token), changesState: false, address: "10.0.0.8", token: current, now: t0.addingTimeInterval(6)) == .allowed(.token))
+        #expect(
+            g.check(
+                Credentials(bearer: token), changesState: false, address: "10.0.0.9", token: current,
+                now: t0.addingTimeInterval(6)) == .tooManyFailures(retryAfter: 54))
+        #expect(
+            g.check(
+                Credentials(bearer: token), changesState: false, address: "10.0.0.8", token: current,
+                now: t0.addingTimeInterval(6)) == .allowed(.token))
         // Failed sign-ins on the form count the same way.
-        if case .failure(.tooManyFailures) = g.signIn(given: token, address: "10.0.0.9", token: current, now: t0.addingTimeInterval(7)) {} else {
+        if case .failure(.tooManyFailures) = g.signIn(
+            given: token, address: "10.0.0.9", token: current, now: t0.addingTimeInterval(7))
+        {
+        } else {
             Issue.record("the form let a blocked address sign in")
         }
-        #expect(g.check(Credentials(bearer: token), changesState: false, address: "10.0.0.9", token: current, now: t0.addingTimeInterval(61)) == .allowed(.token))
+        #expect(
+            g.check(
+                Credentials(bearer: token), changesState: false, address: "10.0.0.9", token: current,
+                now: t0.addingTimeInterval(61)) == .allowed(.token))
     }
 
     @Test func sessionNeedsCSRFForChangesOnly() throws {
@@ -144,17 +164,29 @@ import Testing
             Issue.record("sign-in failed")
             return
         }
-        #expect(g.check(Credentials(session: s.id), changesState: false, address: "a", token: current, now: t0) == .allowed(.session(s)))
-        guard case .unauthorized(let why) = g.check(Credentials(session: s.id), changesState: true, address: "a", token: current, now: t0) else {
+        #expect(
+            g.check(Credentials(session: s.id), changesState: false, address: "a", token: current, now: t0)
+                == .allowed(.session(s)))
+        guard
+            case .unauthorized(let why) = g.check(
+                Credentials(session: s.id), changesState: true, address: "a", token: current, now: t0)
+        else {
             Issue.record("a change without the CSRF token was let in")
             return
         }
         #expect(why.contains("CSRF"))
-        guard case .unauthorized = g.check(Credentials(session: s.id, csrf: Secret.make()), changesState: true, address: "a", token: current, now: t0) else {
+        guard
+            case .unauthorized = g.check(
+                Credentials(session: s.id, csrf: Secret.make()), changesState: true, address: "a", token: current,
+                now: t0)
+        else {
             Issue.record("a change with a wrong CSRF token was let in")
             return
         }
-        guard case .allowed = g.check(Credentials(session: s.id, csrf: s.csrf), changesState: true, address: "a", token: current, now: t0) else {
+        guard
+            case .allowed = g.check(
+                Credentials(session: s.id, csrf: s.csrf), changesState: true, address: "a", token: current, now: t0)
+        else {
             Issue.record("the right CSRF token was refused")
             return
         }
@@ -163,18 +195,24 @@ import Testing
     @Test func noTokenFileLetsNobodyIn() {
         var g = Gate()
         let missing: Result<String, WebSetupError> = .failure(WebSetupError("there is no token yet"))
-        guard case .unavailable = g.check(Credentials(bearer: ""), changesState: false, address: "a", token: missing, now: t0) else {
+        guard
+            case .unavailable = g.check(
+                Credentials(bearer: ""), changesState: false, address: "a", token: missing, now: t0)
+        else {
             Issue.record("a request got in without a token file")
             return
         }
-        if case .success = g.signIn(given: "", address: "a", token: missing, now: t0) { Issue.record("signed in without a token file") }
+        if case .success = g.signIn(given: "", address: "a", token: missing, now: t0) {
+            Issue.record("signed in without a token file")
+        }
     }
 
     @Test func credentialsFromHeaders() {
         let c = Credentials(authorization: "Bearer  abc ", cookie: "x=1; alarm_session=SID; y=2", csrf: "C")
         #expect(c == Credentials(bearer: "abc", session: "SID", csrf: "C"))
         #expect(Credentials(authorization: "Basic abc", cookie: nil, csrf: nil).bearer == "")
-        #expect(Credentials(authorization: "bearer t", cookie: "alarm_sessionX=1", csrf: nil) == Credentials(bearer: "t"))
+        #expect(
+            Credentials(authorization: "bearer t", cookie: "alarm_sessionX=1", csrf: nil) == Credentials(bearer: "t"))
     }
 }
 
@@ -205,7 +243,10 @@ import Testing
         #expect(try ListenAddress("0.0.0.0:8475").isWildcard)
         #expect(try ListenAddress("127.0.0.1:8475").isLoopback)
         #expect(try ListenAddress("127.0.0.1:0", allowingAnyPort: true).port == 0)
-        for bad in ["8475", "127.0.0.1", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:70000", "::1:80", "[::1]80", "a b:80", "127.0.0.1:+80"] {
+        for bad in [
+            "8475", "127.0.0.1", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:70000", "::1:80", "[::1]80", "a b:80",
+            "127.0.0.1:+80",
+        ] {
             #expect(throws: WebSetupError.self, "\(bad)") { try ListenAddress(bad) }
         }
         #expect(ListenAddress.url(host: "192.168.1.5", port: 8475) == "http://192.168.1.5:8475/")

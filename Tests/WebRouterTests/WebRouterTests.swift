@@ -62,14 +62,26 @@ struct RouterFixture {
     func remove() { try? FileManager.default.removeItem(atPath: root) }
 
     var auth: HTTPFields { [.authorization: "Bearer \(token)"] }
-    func auth(_ more: HTTPFields) -> HTTPFields { var f = auth; f.append(contentsOf: more); return f }
+    func auth(_ more: HTTPFields) -> HTTPFields {
+        var f = auth
+        f.append(contentsOf: more)
+        return f
+    }
 }
 
 final class Lines: @unchecked Sendable {
     private let lock = NSLock()
     private var lines: [String] = []
-    func append(_ s: String) { lock.lock(); lines.append(s); lock.unlock() }
-    var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+    func append(_ s: String) {
+        lock.lock()
+        lines.append(s)
+        lock.unlock()
+    }
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
 }
 
 /// Calls the responder the way Hummingbird's router test framework does: the request with its
@@ -84,14 +96,17 @@ struct Client: Sendable {
     }
 
     @discardableResult
-    func execute(uri: String, method: HTTPRequest.Method, headers: HTTPFields = [:], authority: String = "localhost",
-                 body: ByteBuffer? = nil, _ check: (Answer) throws -> Void = { _ in }) async throws -> Answer {
+    func execute(
+        uri: String, method: HTTPRequest.Method, headers: HTTPFields = [:], authority: String = "localhost",
+        body: ByteBuffer? = nil, _ check: (Answer) throws -> Void = { _ in }
+    ) async throws -> Answer {
         var headers = headers
         if let body { headers[.contentLength] = String(body.readableBytes) }
         let request = Request(
             head: HTTPRequest(method: method, scheme: "http", authority: authority, path: uri, headerFields: headers),
             body: RequestBody(buffer: body ?? ByteBuffer()))
-        let context = WebContext(source: ApplicationRequestContextSource(channel: EmbeddedChannel(), logger: Logger(label: "test")))
+        let context = WebContext(
+            source: ApplicationRequestContextSource(channel: EmbeddedChannel(), logger: Logger(label: "test")))
         let response = try await responder.respond(to: request, context: context)
         let collected = Collected()
         try await response.body.write(collected)
@@ -139,12 +154,17 @@ let json: HTTPFields = [.contentType: "application/json"]
                 #expect(r.headers[.contentType] == "text/javascript; charset=utf-8")
                 #expect(r.text.hasPrefix("\"use strict\";"))
             }
-            try await c.execute(uri: "/app.css", method: .get) { r in #expect(r.headers[.contentType] == "text/css; charset=utf-8") }
+            try await c.execute(uri: "/app.css", method: .get) { r in
+                #expect(r.headers[.contentType] == "text/css; charset=utf-8")
+            }
             try await c.execute(uri: "/api/openapi.json", method: .get) { r in
                 #expect(r.object["openapi"] as? String == "3.0.3")
                 let paths = (r.object["paths"] as? [String: Any])?.keys.sorted() ?? []
-                for p in ["/api/status", "/api/alarms", "/api/alarms/{id}", "/api/next", "/api/history", "/api/preview", "/api/snooze",
-                          "/api/stop", "/api/ring", "/api/session", "/api/sounds"] {
+                for p in [
+                    "/api/status", "/api/alarms", "/api/alarms/{id}", "/api/next", "/api/history", "/api/preview",
+                    "/api/snooze",
+                    "/api/stop", "/api/ring", "/api/session", "/api/sounds",
+                ] {
                     #expect(paths.contains(p), "\(p) in \(paths)")
                 }
             }
@@ -156,7 +176,9 @@ let json: HTTPFields = [.contentType: "application/json"]
             try await c.execute(uri: "/api/alarms", method: .get, headers: auth) { r in #expect(r.text == "[\n\n]\n") }
             try await c.execute(uri: "/api/next", method: .get, headers: auth) { r in #expect(r.status == .ok) }
             try await c.execute(uri: "/api/history", method: .get, headers: auth) { r in #expect(r.status == .ok) }
-            try await c.execute(uri: "/api/preview?expr=Mon..Fri%2006:30&count=3&zone=Europe/Berlin", method: .get, headers: auth) { r in
+            try await c.execute(
+                uri: "/api/preview?expr=Mon..Fri%2006:30&count=3&zone=Europe/Berlin", method: .get, headers: auth
+            ) { r in
                 #expect(r.status == .ok, "\(r.text)")
                 #expect(r.text.contains("06:30"))
             }
@@ -165,17 +187,27 @@ let json: HTTPFields = [.contentType: "application/json"]
             try await c.execute(uri: "/api/alarms", method: .post, headers: f.auth(json), body: alarm) { r in
                 #expect(r.status == .created, "\(r.text)")
             }
-            try await c.execute(uri: "/api/alarms", method: .post, headers: f.auth(json), body: alarm) { r in #expect(r.status == .ok) }
+            try await c.execute(uri: "/api/alarms", method: .post, headers: f.auth(json), body: alarm) { r in
+                #expect(r.status == .ok)
+            }
             try await c.execute(uri: "/api/alarms/wake", method: .get, headers: auth) { r in
                 #expect(r.object["label"] as? String == "Wake up")
             }
-            try await c.execute(uri: "/api/alarms/wake/skip", method: .post, headers: auth) { r in #expect(r.status == .ok, "\(r.text)") }
-            try await c.execute(uri: "/api/alarms/wake/unskip", method: .post, headers: auth) { r in #expect(r.status == .ok, "\(r.text)") }
+            try await c.execute(uri: "/api/alarms/wake/skip", method: .post, headers: auth) { r in
+                #expect(r.status == .ok, "\(r.text)")
+            }
+            try await c.execute(uri: "/api/alarms/wake/unskip", method: .post, headers: auth) { r in
+                #expect(r.status == .ok, "\(r.text)")
+            }
             try await c.execute(uri: "/api/alarms/wake", method: .delete, headers: auth) { r in
                 #expect(r.text == "{\"removed\": \"wake\"}\n")
             }
-            try await c.execute(uri: "/api/alarms/wake", method: .get, headers: auth) { r in #expect(r.status == .notFound) }
-            try await c.execute(uri: "/api/alarms/wake", method: .delete, headers: auth) { r in #expect(r.status == .notFound) }
+            try await c.execute(uri: "/api/alarms/wake", method: .get, headers: auth) { r in
+                #expect(r.status == .notFound)
+            }
+            try await c.execute(uri: "/api/alarms/wake", method: .delete, headers: auth) { r in
+                #expect(r.status == .notFound)
+            }
             // Control without alarmd: 503 with the CLI's words.
             for path in ["/api/stop", "/api/snooze", "/api/ring"] {
                 try await c.execute(uri: path, method: .post, headers: auth) { r in
@@ -191,10 +223,15 @@ let json: HTTPFields = [.contentType: "application/json"]
     @Test func soundsAreListedWithTheirFormats() async throws {
         let f = try RouterFixture()
         defer { f.remove() }
-        for (name, codec) in [("tone.mp3", "libmp3lame"), ("tone.ogg", "libvorbis"), ("tone.opus", "libopus"), ("tone.flac", "flac")] {
+        for (name, codec) in [
+            ("tone.mp3", "libmp3lame"), ("tone.ogg", "libvorbis"), ("tone.opus", "libopus"), ("tone.flac", "flac"),
+        ] {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-            p.arguments = ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-c:a", codec, f.root + "/" + name]
+            p.arguments = [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-c:a", codec,
+                f.root + "/" + name,
+            ]
             try p.run()
             p.waitUntilExit()
             #expect(p.terminationStatus == 0, "ffmpeg \(codec)")
@@ -202,12 +239,16 @@ let json: HTTPFields = [.contentType: "application/json"]
         try "not a sound".write(toFile: f.root + "/notes.mp3", atomically: true, encoding: .utf8)
         _ = try await f.test { c in
             try await c.execute(uri: "/api/sounds", method: .get) { r in #expect(r.status == .unauthorized) }
-            try await c.execute(uri: "/api/sounds", method: .post, headers: f.auth) { r in #expect(r.status == .methodNotAllowed) }
+            try await c.execute(uri: "/api/sounds", method: .post, headers: f.auth) { r in
+                #expect(r.status == .methodNotAllowed)
+            }
             try await c.execute(uri: "/api/sounds", method: .get, headers: f.auth) { r in
                 #expect(r.status == .ok)
                 let list = (try? JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [[String: Any]]) ?? []
                 func entry(_ name: String) -> [String: Any]? { list.first { $0["name"] as? String == name } }
-                for (name, container) in [("tone.mp3", "MP3"), ("tone.ogg", "Ogg"), ("tone.opus", "Ogg"), ("tone.flac", "FLAC")] {
+                for (name, container) in [
+                    ("tone.mp3", "MP3"), ("tone.ogg", "Ogg"), ("tone.opus", "Ogg"), ("tone.flac", "FLAC"),
+                ] {
                     #expect(entry(name)?["playable"] as? Bool == true, "\(name): \(String(describing: entry(name)))")
                     #expect(entry(name)?["container"] as? String == container, "\(name)")
                 }
@@ -222,9 +263,13 @@ let json: HTTPFields = [.contentType: "application/json"]
         defer { f.remove() }
         let auth = f.auth
         let lines = try await f.test { c in
-            func expectError(_ uri: String, _ method: HTTPRequest.Method, _ headers: HTTPFields = [:], _ body: String? = nil,
-                             _ status: HTTPResponse.Status, _ words: String) async throws {
-                try await c.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) { r in
+            func expectError(
+                _ uri: String, _ method: HTTPRequest.Method, _ headers: HTTPFields = [:], _ body: String? = nil,
+                _ status: HTTPResponse.Status, _ words: String
+            ) async throws {
+                try await c.execute(
+                    uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }
+                ) { r in
                     #expect(r.status == status, "\(method) \(uri): \(r.status) \(r.text)")
                     #expect(r.error?.contains(words) == true, "\(method) \(uri): \(r.text)")
                     #expect(r.headers[.contentType] == "application/json; charset=utf-8")
@@ -232,40 +277,59 @@ let json: HTTPFields = [.contentType: "application/json"]
                 }
             }
             try await expectError("/api/status", .get, [:], nil, .unauthorized, "sign in")
-            try await expectError("/api/status", .get, [.authorization: "Bearer nope"], nil, .unauthorized, "wrong token")
+            try await expectError(
+                "/api/status", .get, [.authorization: "Bearer nope"], nil, .unauthorized, "wrong token")
             try await expectError("/api/status", .get, [.authorization: "Basic eDp5"], nil, .unauthorized, "Bearer")
             try await expectError("/api/nothing", .get, auth, nil, .notFound, "no such endpoint")
             try await expectError("/etc/passwd", .get, auth, nil, .notFound, "no such page")
             try await expectError("/api/stop", .get, auth, nil, .methodNotAllowed, "allowed: POST")
             try await expectError("/api/alarms", .post, f.auth(json), "{", .badRequest, "not an alarm")
-            try await expectError("/api/alarms", .post, f.auth(json), #"{"id": "a", "expression": "Mon..Fri 25:00"}"#, .badRequest, "25:00")
-            try await expectError("/api/alarms", .post, f.auth(json), #"{"id": "a", "expression": "07:00", "zone": "Mars/Olympus"}"#,
-                                  .badRequest, "Mars/Olympus")
-            try await expectError("/api/alarms", .post, f.auth(json), "{\"id\": \"a\", \"label\": \"" + String(repeating: "x", count: 70_000) + "\"}",
-                                  .contentTooLarge, "64 KiB")
+            try await expectError(
+                "/api/alarms", .post, f.auth(json), #"{"id": "a", "expression": "Mon..Fri 25:00"}"#, .badRequest,
+                "25:00")
+            try await expectError(
+                "/api/alarms", .post, f.auth(json), #"{"id": "a", "expression": "07:00", "zone": "Mars/Olympus"}"#,
+                .badRequest, "Mars/Olympus")
+            try await expectError(
+                "/api/alarms", .post, f.auth(json),
+                "{\"id\": \"a\", \"label\": \"" + String(repeating: "x", count: 70_000) + "\"}",
+                .contentTooLarge, "64 KiB")
             try await expectError("/api/preview?expr=%zz", .get, auth, nil, .badRequest, "%-escape")
-            try await expectError("/api/preview?expr=07:00&skip_holidays=maybe", .get, auth, nil, .badRequest, "skip_holidays")
+            try await expectError(
+                "/api/preview?expr=07:00&skip_holidays=maybe", .get, auth, nil, .badRequest, "skip_holidays")
             try await expectError("/api/snooze", .post, auth, #"{"duration": 5}"#, .badRequest, "duration")
             try await expectError("/api/alarms/a%zz", .get, auth, nil, .badRequest, "%-escape")
             // Sign-in: JSON only (415, not counted), wrong token 401.
-            try await expectError("/api/session", .post, [.contentType: "text/plain"], #"{"token": "x"}"#, .unsupportedMediaType, "JSON")
-            try await expectError("/api/session", .post, [.contentType: "application/x-www-form-urlencoded"], "token=x", .unsupportedMediaType, "JSON")
+            try await expectError(
+                "/api/session", .post, [.contentType: "text/plain"], #"{"token": "x"}"#, .unsupportedMediaType, "JSON")
+            try await expectError(
+                "/api/session", .post, [.contentType: "application/x-www-form-urlencoded"], "token=x",
+                .unsupportedMediaType, "JSON")
             try await expectError("/api/session", .post, json, #"{"token": "x"}"#, .unauthorized, "wrong token")
             try await expectError("/api/session", .put, json, nil, .methodNotAllowed, "allowed: GET, POST, DELETE")
             // Another site's page; another name for the server.
-            try await expectError("/api/stop", .post, f.auth([.origin: "http://evil.example"]), nil, .forbidden, "own page")
-            try await expectError("/api/session", .post, [.origin: "http://evil.example", .contentType: "application/json"], #"{"token": "x"}"#,
-                                  .forbidden, "own page")
+            try await expectError(
+                "/api/stop", .post, f.auth([.origin: "http://evil.example"]), nil, .forbidden, "own page")
+            try await expectError(
+                "/api/session", .post, [.origin: "http://evil.example", .contentType: "application/json"],
+                #"{"token": "x"}"#,
+                .forbidden, "own page")
             try await c.execute(uri: "/api/status", method: .get, headers: auth, authority: "evil.example:8475") { r in
                 #expect(r.status == .misdirectedRequest)
                 #expect(r.error?.contains("evil.example") == true, "\(r.text)")
             }
             // Five failures: 429 for everything from that address, the right token too.
-            for i in 0..<2 { try await expectError("/api/status", .get, [.authorization: "Bearer guess\(i)"], nil, .unauthorized, "wrong token") }
+            for i in 0..<2 {
+                try await expectError(
+                    "/api/status", .get, [.authorization: "Bearer guess\(i)"], nil, .unauthorized, "wrong token")
+            }
             try await expectError("/api/status", .get, auth, nil, .tooManyRequests, "too many failed sign-ins")
         }
-        for reason in ["wrong token", "no credentials", "request from another site's page", "wrong Host", "sign-in that is not JSON (415)",
-                       "too many failed sign-ins (429)", "body over 64 KiB (413)"] {
+        for reason in [
+            "wrong token", "no credentials", "request from another site's page", "wrong Host",
+            "sign-in that is not JSON (415)",
+            "too many failed sign-ins (429)", "body over 64 KiB (413)",
+        ] {
             #expect(lines.contains { $0.contains(": " + reason) }, "\(reason) in \(lines)")
         }
         #expect(!lines.contains { $0.contains(f.token) })

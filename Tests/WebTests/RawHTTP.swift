@@ -30,19 +30,28 @@ struct RawHTTP {
     }
 
     /// One request on its own connection (`Connection: close`); the answer read to the end.
-    func send(_ method: String, _ path: String, headers: [(String, String)] = [], body: Data? = nil, auth: Bool = true, timeout: Double = 20) throws -> Response {
+    func send(
+        _ method: String, _ path: String, headers: [(String, String)] = [], body: Data? = nil, auth: Bool = true,
+        timeout: Double = 20
+    ) throws -> Response {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if auth, let token { head += "Authorization: Bearer \(token)\r\n" }
         for (k, v) in headers { head += "\(k): \(v)\r\n" }
-        if let body, !headers.contains(where: { $0.0.lowercased() == "transfer-encoding" }) { head += "Content-Length: \(body.count)\r\n" }
-        if body != nil && !headers.contains(where: { $0.0.lowercased() == "content-type" }) { head += "Content-Type: application/json\r\n" }
+        if let body, !headers.contains(where: { $0.0.lowercased() == "transfer-encoding" }) {
+            head += "Content-Length: \(body.count)\r\n"
+        }
+        if body != nil && !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
+            head += "Content-Type: application/json\r\n"
+        }
         var bytes = Data((head + "\r\n").utf8)
         if let body { bytes.append(body) }
         return try exchange(bytes, timeout: timeout)
     }
 
     func get(_ path: String, auth: Bool = true) throws -> Response { try send("GET", path, auth: auth) }
-    func post(_ path: String, _ json: String? = nil, headers: [(String, String)] = [], auth: Bool = true) throws -> Response {
+    func post(
+        _ path: String, _ json: String? = nil, headers: [(String, String)] = [], auth: Bool = true
+    ) throws -> Response {
         try send("POST", path, headers: headers, body: json.map { Data($0.utf8) } ?? Data(), auth: auth)
     }
 
@@ -85,8 +94,16 @@ struct RawHTTP {
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        let ok = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         guard bound == 0, ok == 0 else {
             let e = errno
             close(fd)
@@ -101,17 +118,23 @@ struct RawHTTP {
         }
         let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         let statusParts = head[0].split(separator: " ")
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw Failed(description: "bad status line \(head[0])") }
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw Failed(description: "bad status line \(head[0])")
+        }
         var headers: [(String, String)] = []
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            headers.append(
+                (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
         var body = Data(data[end.upperBound...])
-        if let length = headers.first(where: { $0.0.lowercased() == "content-length" }).flatMap({ Int($0.1) }), body.count > length {
+        if let length = headers.first(where: { $0.0.lowercased() == "content-length" }).flatMap({ Int($0.1) }),
+            body.count > length
+        {
             body = body.prefix(length)
         }
-        if headers.contains(where: { $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased().contains("chunked") }) {
+        if headers.contains(where: { $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased().contains("chunked") }
+        ) {
             body = dechunk(body)
         }
         return Response(status: status, headers: headers, body: body)
@@ -121,7 +144,9 @@ struct RawHTTP {
         var out = Data()
         var rest = data[...]
         while let lineEnd = rest.range(of: Data("\r\n".utf8)) {
-            let size = Int(String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
+            let size =
+                Int(String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";")[0], radix: 16)
+                ?? 0
             if size == 0 { break }
             let start = lineEnd.upperBound
             out.append(rest[start..<min(rest.endIndex, start + size)])

@@ -31,7 +31,8 @@ func raiseOpenFileLimit() {
 @discardableResult
 func sendText(_ fd: Int32, _ text: String) -> Bool {
     let bytes = Array(text.utf8)
-    return bytes.withUnsafeBytes { Foundation.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) } == bytes.count
+    return bytes.withUnsafeBytes { Foundation.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        == bytes.count
 }
 
 /// Reads what the server sent on `fd` until it closes its end: true when that happens within

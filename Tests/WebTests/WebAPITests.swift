@@ -21,8 +21,12 @@ import Testing
         let openapi = try http.get("/api/openapi.json", auth: false)
         #expect(openapi.status == 200)
         let paths = (openapi.object["paths"] as? [String: Any]).map { Set($0.keys) } ?? []
-        for p in ["/api/status", "/api/alarms", "/api/alarms/{id}", "/api/alarms/{id}/skip", "/api/alarms/{id}/unskip", "/api/next",
-                  "/api/history", "/api/preview", "/api/snooze", "/api/stop", "/api/ring", "/api/session", "/api/openapi.json"] {
+        for p in [
+            "/api/status", "/api/alarms", "/api/alarms/{id}", "/api/alarms/{id}/skip", "/api/alarms/{id}/unskip",
+            "/api/next",
+            "/api/history", "/api/preview", "/api/snooze", "/api/stop", "/api/ring", "/api/session",
+            "/api/openapi.json",
+        ] {
             #expect(paths.contains(p), "openapi.json lacks \(p)")
         }
 
@@ -39,7 +43,10 @@ import Testing
         #expect(added.object["expression"] as? String == "Mon..Fri *-*-* 06:30:00")
         #expect(added.object["next"] as? String != nil)
         let created = added.object["created"] as? String
-        let replaced = try http.post("/api/alarms", #"{"id": "work", "expression": "Mon..Fri 06:30", "label": "office", "next": "ignored", "created": "2001-01-01T00:00:00Z"}"#)
+        let replaced = try http.post(
+            "/api/alarms",
+            #"{"id": "work", "expression": "Mon..Fri 06:30", "label": "office", "next": "ignored", "created": "2001-01-01T00:00:00Z"}"#
+        )
         #expect(replaced.status == 200)
         #expect(replaced.object["label"] as? String == "office")
         #expect(replaced.object["created"] as? String == created)
@@ -53,12 +60,16 @@ import Testing
         #expect(list.text == (try h.cli("list", "--json")).stdout)
         let one = try http.get("/api/alarms/work")
         #expect(one.status == 200)
-        let fromCLI = try JSONSerialization.jsonObject(with: Data(h.cli("list", "--json").stdout.utf8)) as? [[String: Any]] ?? []
+        let fromCLI =
+            try JSONSerialization.jsonObject(with: Data(h.cli("list", "--json").stdout.utf8)) as? [[String: Any]] ?? []
         let cliWork = fromCLI.first { $0["id"] as? String == "work" } ?? [:]
-        #expect(try JSONSerialization.data(withJSONObject: one.object, options: [.sortedKeys]) == JSONSerialization.data(withJSONObject: cliWork, options: [.sortedKeys]),
-                "API: \(one.text) CLI: \(cliWork)")
+        #expect(
+            try JSONSerialization.data(withJSONObject: one.object, options: [.sortedKeys])
+                == JSONSerialization.data(withJSONObject: cliWork, options: [.sortedKeys]),
+            "API: \(one.text) CLI: \(cliWork)")
         let next = try http.get("/api/next")
-        let nextCLI = try JSONSerialization.jsonObject(with: Data(h.cli("next", "--json").stdout.utf8)) as? [String: Any] ?? [:]
+        let nextCLI =
+            try JSONSerialization.jsonObject(with: Data(h.cli("next", "--json").stdout.utf8)) as? [String: Any] ?? [:]
         #expect(next.object["id"] as? String == "work")
         #expect(next.object["at"] as? String == nextCLI["at"] as? String)
         let preview = try http.get("/api/preview?expr=Mon..Fri%2006:30&count=3&zone=America/New_York")
@@ -152,14 +163,20 @@ import Testing
         // The CLI's messages: the same text as alarm add prints for the same mistake.
         let cli = try h.cli("add", "Mon..Fri 25:00", "--id", "a")
         let api = try http.post("/api/alarms", #"{"id": "a", "expression": "Mon..Fri 25:00"}"#)
-        let cliMessage = cli.stderr.replacingOccurrences(of: "Error: ", with: "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let cliMessage = cli.stderr.replacingOccurrences(of: "Error: ", with: "").trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(!cliMessage.isEmpty && api.error?.contains(cliMessage) == true, "CLI: \(cli.stderr) API: \(api.text)")
         let cliNever = try h.cli("add", "--at", "2001-01-01T07:00:00Z", "--id", "a")
         let apiNever = try http.post("/api/alarms", #"{"id": "a", "at": "2001-01-01T07:00:00Z"}"#)
-        #expect(apiNever.error == cliNever.stderr.replacingOccurrences(of: "Error: ", with: "").trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(
+            apiNever.error
+                == cliNever.stderr.replacingOccurrences(of: "Error: ", with: "").trimmingCharacters(
+                    in: .whitespacesAndNewlines))
 
         // Bodies over 64 KiB: 413, declared or chunked; just under is read (and refused as JSON).
-        let big = "{\"id\": \"a\", \"label\": \"" + String(repeating: "x", count: 70 * 1024) + "\", \"expression\": \"07:00\"}"
+        let big =
+            "{\"id\": \"a\", \"label\": \"" + String(repeating: "x", count: 70 * 1024)
+            + "\", \"expression\": \"07:00\"}"
         let tooLarge = try http.post("/api/alarms", big)
         #expect(tooLarge.status == 413)
         #expect(tooLarge.error?.contains("64 KiB") == true)
@@ -169,17 +186,23 @@ import Testing
             chunked.append(Data((String(piece.utf8.count, radix: 16) + "\r\n" + piece + "\r\n").utf8))
         }
         chunked.append(Data("0\r\n\r\n".utf8))
-        let chunkedAnswer = try http.send("POST", "/api/alarms", headers: [("Transfer-Encoding", "chunked")], body: chunked)
+        let chunkedAnswer = try http.send(
+            "POST", "/api/alarms", headers: [("Transfer-Encoding", "chunked")], body: chunked)
         #expect(chunkedAnswer.status == 413)
         let justUnder = try http.post("/api/alarms", String(repeating: " ", count: 64 * 1024 - 10) + "{}")
         #expect(justUnder.status == 400)
-        let hugeHeaderless = try http.exchange(Data("POST /api/alarms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(h.token)\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n{".utf8))
+        let hugeHeaderless = try http.exchange(
+            Data(
+                "POST /api/alarms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(h.token)\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n{"
+                    .utf8))
         #expect(hugeHeaderless.status == 413)
 
         // Malformed HTTP: 400 (or 501 for a transfer coding it does not know), never a crash.
         for (raw, want) in [
-            ("GARBAGE\r\n\r\n", 400), ("GET /api/status HTTP/9.9\r\nHost: x\r\n\r\n", 400), ("GET api/status HTTP/1.1\r\n\r\n", 400),
-            ("GET /api/status HTTP/1.1\r\nno colon here\r\n\r\n", 400), ("GET /api/status HTTP/1.1\r\nBad Name: x\r\n\r\n", 400),
+            ("GARBAGE\r\n\r\n", 400), ("GET /api/status HTTP/9.9\r\nHost: x\r\n\r\n", 400),
+            ("GET api/status HTTP/1.1\r\n\r\n", 400),
+            ("GET /api/status HTTP/1.1\r\nno colon here\r\n\r\n", 400),
+            ("GET /api/status HTTP/1.1\r\nBad Name: x\r\n\r\n", 400),
             ("POST /api/alarms HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}", 400),
             ("POST /api/alarms HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}x", 400),
             ("POST /api/alarms HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400),
@@ -200,15 +223,22 @@ import Testing
         var small = Data((String(chunkedAlarm.count, radix: 16) + "\r\n").utf8)
         small.append(chunkedAlarm)
         small.append(Data("\r\n0\r\n\r\n".utf8))
-        #expect(try http.send("POST", "/api/alarms", headers: [("Transfer-Encoding", "chunked")], body: small).status == 201)
+        #expect(
+            try http.send("POST", "/api/alarms", headers: [("Transfer-Encoding", "chunked")], body: small).status == 201
+        )
         #expect(try http.send("DELETE", "/api/alarms/chunked").status == 200)
 
         // Odd ids in paths: no such alarm (404), a broken escape (400), never a file.
-        for path in ["/api/alarms/%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/api/alarms/..", "/api/alarms/%00", "/api/alarms/" + String(repeating: "a", count: 4000),
-                     "/api/alarms/%E2%80%AE", "/api/alarms/x%22%3Cscript%3E"] {
+        for path in [
+            "/api/alarms/%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/api/alarms/..", "/api/alarms/%00",
+            "/api/alarms/" + String(repeating: "a", count: 4000),
+            "/api/alarms/%E2%80%AE", "/api/alarms/x%22%3Cscript%3E",
+        ] {
             let r = try http.get(path)
             #expect(r.status == 404, "\(path.prefix(60)): \(r.status)")
-            #expect(r.error?.hasPrefix("no alarm with id") == true || r.error?.hasPrefix("no such") == true, "\(path.prefix(60)): \(r.text)")
+            #expect(
+                r.error?.hasPrefix("no alarm with id") == true || r.error?.hasPrefix("no such") == true,
+                "\(path.prefix(60)): \(r.text)")
         }
         #expect(try http.post("/api/alarms/a%20b/skip").status == 404)
         #expect(try http.post("/api/alarms/nope/skip").status == 404)
@@ -229,9 +259,11 @@ import Testing
         #expect(try http.get("/api/stop").status == 405)
 
         // Preview's input.
-        for (query, wanted) in [("", "give a calendar expression"), ("expr=07:00&count=0", "count"), ("expr=07:00&count=abc", "count"),
-                                ("expr=07:00&count=10001", "count"), ("expr=07:00&zone=Mars/Olympus", "Mars/Olympus"),
-                                ("expr=25:00", "25"), ("expr=2001-01-01%2007:00", "never rings"), ("expr=%zz", "escape")] {
+        for (query, wanted) in [
+            ("", "give a calendar expression"), ("expr=07:00&count=0", "count"), ("expr=07:00&count=abc", "count"),
+            ("expr=07:00&count=10001", "count"), ("expr=07:00&zone=Mars/Olympus", "Mars/Olympus"),
+            ("expr=25:00", "25"), ("expr=2001-01-01%2007:00", "never rings"), ("expr=%zz", "escape"),
+        ] {
             let r = try http.get("/api/preview?" + query)
             #expect(r.status == 400, "\(query): \(r.text)")
             #expect(r.error?.contains(wanted) == true, "\(query): \(r.text)")
@@ -246,14 +278,19 @@ import Testing
 
         // No, wrong or malformed credentials: 401 with a JSON error, on every endpoint.
         let anonymous = RawHTTP(port: h.port, token: nil)
-        for (method, path) in [("GET", "/api/status"), ("GET", "/api/alarms"), ("GET", "/api/alarms/x"), ("GET", "/api/next"), ("GET", "/api/history"),
-                               ("GET", "/api/preview?expr=07:00"), ("POST", "/api/alarms"), ("DELETE", "/api/alarms/x"), ("POST", "/api/alarms/x/skip"),
-                               ("POST", "/api/alarms/x/unskip"), ("POST", "/api/snooze"), ("POST", "/api/stop"), ("POST", "/api/ring")] {
+        for (method, path) in [
+            ("GET", "/api/status"), ("GET", "/api/alarms"), ("GET", "/api/alarms/x"), ("GET", "/api/next"),
+            ("GET", "/api/history"),
+            ("GET", "/api/preview?expr=07:00"), ("POST", "/api/alarms"), ("DELETE", "/api/alarms/x"),
+            ("POST", "/api/alarms/x/skip"),
+            ("POST", "/api/alarms/x/unskip"), ("POST", "/api/snooze"), ("POST", "/api/stop"), ("POST", "/api/ring"),
+        ] {
             let r = try anonymous.send(method, path, body: method == "POST" ? Data("{}".utf8) : nil)
             #expect(r.status == 401, "\(method) \(path)")
             #expect(r.error != nil)
         }
-        #expect(try anonymous.send("GET", "/api/status", headers: [("Authorization", "Basic YWxhcm06eA==")]).status == 401)
+        #expect(
+            try anonymous.send("GET", "/api/status", headers: [("Authorization", "Basic YWxhcm06eA==")]).status == 401)
         #expect(h.status()?["state"] as? String == "idle")
     }
 
@@ -280,22 +317,31 @@ import Testing
 
         // Reads with the cookie alone; the CSRF token again for a reloaded page.
         #expect(try anonymous.send("GET", "/api/alarms", headers: [("Cookie", session)]).status == 200)
-        #expect(try anonymous.send("GET", "/api/session", headers: [("Cookie", session)]).object["csrf"] as? String == csrf)
+        #expect(
+            try anonymous.send("GET", "/api/session", headers: [("Cookie", session)]).object["csrf"] as? String == csrf)
 
         // Changes: without the CSRF token, or with a wrong one, 401 and nothing changes.
         let body = Data(#"{"id": "csrf", "expression": "07:00"}"#.utf8)
         let noCSRF = try anonymous.send("POST", "/api/alarms", headers: [("Cookie", session)], body: body)
         #expect(noCSRF.status == 401)
         #expect(noCSRF.error?.contains("CSRF") == true)
-        #expect(try anonymous.send("POST", "/api/alarms", headers: [("Cookie", session), ("X-CSRF-Token", String(csrf.reversed()))], body: body).status == 401)
+        #expect(
+            try anonymous.send(
+                "POST", "/api/alarms", headers: [("Cookie", session), ("X-CSRF-Token", String(csrf.reversed()))],
+                body: body
+            ).status == 401)
         #expect(try anonymous.send("DELETE", "/api/session", headers: [("Cookie", session)]).status == 401)
         #expect(try anonymous.send("POST", "/api/stop", headers: [("Cookie", session)]).status == 401)
         #expect(try h.cli("list", "--json").stdout == "[\n\n]\n")
-        let ok = try anonymous.send("POST", "/api/alarms", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], body: body)
+        let ok = try anonymous.send(
+            "POST", "/api/alarms", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], body: body)
         #expect(ok.status == 201)
 
         // A forged cookie is nobody.
-        #expect(try anonymous.send("GET", "/api/alarms", headers: [("Cookie", "alarm_session=" + String(repeating: "A", count: 43))]).status == 401)
+        #expect(
+            try anonymous.send(
+                "GET", "/api/alarms", headers: [("Cookie", "alarm_session=" + String(repeating: "A", count: 43))]
+            ).status == 401)
 
         // Rotating the token ends the session and the old token at once.
         let old = h.token
@@ -312,7 +358,8 @@ import Testing
         let again = try anonymous.post("/api/session", "{\"token\": \"\(fresh)\"}")
         let session2 = String(try #require(again.header("Set-Cookie")).split(separator: ";")[0])
         let csrf2 = try #require(again.object["csrf"] as? String)
-        let out = try anonymous.send("DELETE", "/api/session", headers: [("Cookie", session2), ("X-CSRF-Token", csrf2)])
+        let out = try anonymous.send(
+            "DELETE", "/api/session", headers: [("Cookie", session2), ("X-CSRF-Token", csrf2)])
         #expect(out.status == 200)
         #expect(out.header("Set-Cookie")?.contains("Max-Age=0") == true)
         #expect(try anonymous.send("GET", "/api/alarms", headers: [("Cookie", session2)]).status == 401)
@@ -324,7 +371,9 @@ import Testing
         defer { h.shutdown() }
         let anonymous = RawHTTP(port: h.port, token: nil)
         for i in 0..<3 { #expect(try anonymous.post("/api/session", "{\"token\": \"guess\(i)\"}").status == 401) }
-        for i in 0..<2 { #expect(try RawHTTP(port: h.port, token: "guess-bearer-\(i)").get("/api/status").status == 401) }
+        for i in 0..<2 {
+            #expect(try RawHTTP(port: h.port, token: "guess-bearer-\(i)").get("/api/status").status == 401)
+        }
         let limited = try anonymous.post("/api/session", "{\"token\": \"\(h.token)\"}")
         #expect(limited.status == 429)
         #expect(Int(limited.header("Retry-After") ?? "") ?? 0 > 0)
@@ -362,10 +411,13 @@ import Testing
         let first = try http.post("/api/snooze", #"{"duration": "2s"}"#)
         #expect(first.status == 200, "\(first.text)")
         #expect(h.wait(10) { h.status()?["state"] as? String == "snoozed" })
-        #expect(h.wait(15) { h.status()?["state"] as? String == "ringing" }, "rings again after 2 s: \(h.status() ?? [:])")
+        #expect(
+            h.wait(15) { h.status()?["state"] as? String == "ringing" }, "rings again after 2 s: \(h.status() ?? [:])")
         let refused = try http.post("/api/snooze")
         #expect(refused.status == 409, "\(refused.text)")
-        #expect(refused.error?.contains("snooze refused") == true && refused.error?.contains("the alarm keeps ringing") == true, "\(refused.text)")
+        #expect(
+            refused.error?.contains("snooze refused") == true
+                && refused.error?.contains("the alarm keeps ringing") == true, "\(refused.text)")
         Thread.sleep(forTimeInterval: 1)
         #expect(h.status()?["state"] as? String == "ringing", "the ring goes on")
         #expect(try http.post("/api/stop").status == 200)
@@ -380,7 +432,9 @@ import Testing
         var idle: [Int32] = []
         defer { for fd in idle { close(fd) } }
         for _ in 0..<16 { idle.append(try RawHTTP.connect(port: h.port, from: "127.0.0.1")) }
-        #expect(h.wait(5) { !isOpen(h.port, from: "127.0.0.1") }, "a 17th connection from the same address is closed at once")
+        #expect(
+            h.wait(5) { !isOpen(h.port, from: "127.0.0.1") },
+            "a 17th connection from the same address is closed at once")
         var other = h.http
         other.source = "127.0.0.2"
         #expect(try other.get("/api/status").status == 200)
@@ -402,10 +456,19 @@ import Testing
         defer { h.shutdown() }
         let http = h.http
         for (query, args) in [
-            ("expr=Mon%2006:30&every=2w&from=2026-11-23&count=4", ["Mon 06:30", "--every", "2w", "--from", "2026-11-23", "--count", "4"]),
+            (
+                "expr=Mon%2006:30&every=2w&from=2026-11-23&count=4",
+                ["Mon 06:30", "--every", "2w", "--from", "2026-11-23", "--count", "4"]
+            ),
             ("expr=07:00&every=3d&count=3", ["07:00", "--every", "3d", "--count", "3"]),
-            ("expr=07:00&from=2099-03-01&until=2099-03-04&count=10", ["07:00", "--from", "2099-03-01", "--until", "2099-03-04", "--count", "10"]),
-            ("expr=*-12-24..26%2008:00&skip_holidays=true&count=3", ["*-12-24..26 08:00", "--skip-holidays", "--count", "3"]),
+            (
+                "expr=07:00&from=2099-03-01&until=2099-03-04&count=10",
+                ["07:00", "--from", "2099-03-01", "--until", "2099-03-04", "--count", "10"]
+            ),
+            (
+                "expr=*-12-24..26%2008:00&skip_holidays=true&count=3",
+                ["*-12-24..26 08:00", "--skip-holidays", "--count", "3"]
+            ),
             ("expr=*-12-24..26%2008:00&skip_holidays=0&count=3", ["*-12-24..26 08:00", "--count", "3"]),
         ] {
             let r = try http.get("/api/preview?" + query)
@@ -419,33 +482,43 @@ import Testing
         if let e = every, e.count == 2, let a = RFC3339Test.parse(e[0]), let b = RFC3339Test.parse(e[1]) {
             #expect(abs(b.timeIntervalSince(a) - 14 * 86400) <= 3600, "every other Monday: \(e)")
         }
-        let bounded = try http.get("/api/preview?expr=07:00&from=2099-03-01&until=2099-03-04&count=10").json as? [String]
+        let bounded =
+            try http.get("/api/preview?expr=07:00&from=2099-03-01&until=2099-03-04&count=10").json as? [String]
         #expect(bounded?.count == 4, "four days from 1 to 4 March: \(bounded ?? [])")
-        let skipped = try http.get("/api/preview?expr=*-12-24..26%2008:00&skip_holidays=1&count=3").json as? [String] ?? []
+        let skipped =
+            try http.get("/api/preview?expr=*-12-24..26%2008:00&skip_holidays=1&count=3").json as? [String] ?? []
         #expect(skipped.count == 3 && !skipped.contains { $0.hasPrefix("2026-12-25") }, "\(skipped)")
 
-        for (query, wanted) in [("expr=07:00&every=2", "a number needs a unit"), ("expr=07:00&every=1.5d", "36h"),
-                                ("expr=07:00&from=2026-02-30", "'2026-02-30' is not a date"),
-                                ("expr=07:00&skip_holidays=maybe", "skip_holidays must be true or false"),
-                                ("expr=07:00&until=2001-01-01", "never rings")] {
+        for (query, wanted) in [
+            ("expr=07:00&every=2", "a number needs a unit"), ("expr=07:00&every=1.5d", "36h"),
+            ("expr=07:00&from=2026-02-30", "'2026-02-30' is not a date"),
+            ("expr=07:00&skip_holidays=maybe", "skip_holidays must be true or false"),
+            ("expr=07:00&until=2001-01-01", "never rings"),
+        ] {
             let r = try http.get("/api/preview?" + query)
             #expect(r.status == 400, "\(query): \(r.text)")
             #expect(r.error?.contains(wanted) == true, "\(query): \(r.text)")
         }
         // The add form's more options, posted: days and weeks count from today, as `alarm add
         // --every 2w` counts them, so the alarm stored rings what the preview showed.
-        let posted = try http.post("/api/alarms", #"{"id": "bi", "expression": "Mon 06:30", "every": "2w", "skip_holidays": true, "max_snoozes": 2, "when_ignored": "silence"}"#)
+        let posted = try http.post(
+            "/api/alarms",
+            #"{"id": "bi", "expression": "Mon 06:30", "every": "2w", "skip_holidays": true, "max_snoozes": 2, "when_ignored": "silence"}"#
+        )
         #expect(posted.status == 201, "\(posted.text)")
         var berlin = Calendar(identifier: .gregorian)
         berlin.timeZone = TimeZone(identifier: "Europe/Berlin")!
         let d = berlin.dateComponents([.year, .month, .day], from: Date())
-        #expect(posted.object["from"] as? String == String(format: "%04d-%02d-%02d", d.year!, d.month!, d.day!), "\(posted.text)")
+        #expect(
+            posted.object["from"] as? String == String(format: "%04d-%02d-%02d", d.year!, d.month!, d.day!),
+            "\(posted.text)")
         #expect(posted.object["every"] as? String == "2w")
         #expect(posted.object["skip_holidays"] as? Bool == true)
         #expect(posted.object["max_snoozes"] as? Int == 2)
         #expect(posted.object["when_ignored"] as? String == "silence")
         let shown = try http.get("/api/preview?expr=Mon%2006:30&every=2w&skip_holidays=true&count=1").json as? [String]
-        #expect(shown?.first != nil && shown?.first == posted.object["next"] as? String, "\(shown ?? []) vs \(posted.text)")
+        #expect(
+            shown?.first != nil && shown?.first == posted.object["next"] as? String, "\(shown ?? []) vs \(posted.text)")
 
         // Without a holidays file, skipping holidays cannot be previewed: said, not ignored.
         let bare = try WebHarness(withDaemon: false)
@@ -463,7 +536,10 @@ import Testing
         #expect(r.status == 503)
         #expect(r.error?.contains("alarm web-token --rotate") == true)
         let made = try h.cli("web-token", "--rotate")
-        #expect(try RawHTTP(port: h.port, token: made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)).get("/api/status").status == 200)
+        #expect(
+            try RawHTTP(port: h.port, token: made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)).get(
+                "/api/status"
+            ).status == 200)
     }
 
     @Test func webURLNamesTheAddressToOpen() throws {

@@ -59,10 +59,13 @@ import Testing
             var conns: [Conn] = []
             for a in addresses {
                 for i in 0..<(slowPerAddress + idlePerAddress) {
-                    if let fd = try? RawHTTP.connect(port: port, from: a) { conns.append(Conn(fd: fd, slow: i < slowPerAddress, source: a)) }
+                    if let fd = try? RawHTTP.connect(port: port, from: a) {
+                        conns.append(Conn(fd: fd, slow: i < slowPerAddress, source: a))
+                    }
                 }
             }
-            let head = Array("GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + String(repeating: "a", count: 10_000))
+            let head = Array(
+                "GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + String(repeating: "a", count: 10_000))
             var last = Date()
             while isRunning {
                 Thread.sleep(forTimeInterval: 0.05)
@@ -116,11 +119,16 @@ import Testing
         let overflows = listenOverflows().flatMap { after in overflowsBefore.map { after - $0 } }
         #expect(
             times.allSatisfy { $0 < 1 },
-            "answer times under attack: \(times.map { String(format: "%.3f", $0) }); listen queue overflows meanwhile: \(overflows.map(String.init) ?? "unknown")")
-        print("owner's 20 requests under 1,200 attack connections: \(times.map { String(format: "%.3f", $0) }), max \(String(format: "%.3f", times.max() ?? 0)) s; the attacker reopened \(attack.reconnects) connections the server had closed; listen queue overflows on this machine meanwhile: \(overflows.map(String.init) ?? "unknown")")
+            "answer times under attack: \(times.map { String(format: "%.3f", $0) }); listen queue overflows meanwhile: \(overflows.map(String.init) ?? "unknown")"
+        )
+        print(
+            "owner's 20 requests under 1,200 attack connections: \(times.map { String(format: "%.3f", $0) }), max \(String(format: "%.3f", times.max() ?? 0)) s; the attacker reopened \(attack.reconnects) connections the server had closed; listen queue overflows on this machine meanwhile: \(overflows.map(String.init) ?? "unknown")"
+        )
         // The server closed the slow ones at their head deadline and refused the ones over the
         // per-address cap, and said so.
-        #expect(h.wait(10) { h.webLog.contains("timed out: request head not complete within 5 s") }, "\(h.webLog.suffix(2000))")
+        #expect(
+            h.wait(10) { h.webLog.contains("timed out: request head not complete within 5 s") },
+            "\(h.webLog.suffix(2000))")
         #expect(h.webLog.contains("more than 16 connections from this address: closed unread"))
         #expect(attack.reconnects > 0)
     }
@@ -166,24 +174,33 @@ import Testing
                 "POST", "/api/session", headers: [("Origin", "http://evil.example"), ("Content-Type", "text/plain")],
                 body: Data("{\"token\": \"guess\(i)\"}".utf8))
             #expect(crossSite.status == 403, "\(crossSite.status) \(crossSite.text)")
-            let plain = try anonymous.send("POST", "/api/session", headers: [("Content-Type", "text/plain")], body: Data("{\"token\": \"guess\(i)\"}".utf8))
+            let plain = try anonymous.send(
+                "POST", "/api/session", headers: [("Content-Type", "text/plain")],
+                body: Data("{\"token\": \"guess\(i)\"}".utf8))
             #expect(plain.status == 415)
             let form = try anonymous.send(
-                "POST", "/api/session", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data("token=guess\(i)".utf8))
+                "POST", "/api/session", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                body: Data("token=guess\(i)".utf8))
             #expect(form.status == 415)
         }
         // None of that counted: the owner signs in from the same address.
         let owner = try anonymous.send(
-            "POST", "/api/session", headers: [("Origin", "http://127.0.0.1:\(h.port)")], body: Data("{\"token\": \"\(h.token)\"}".utf8))
+            "POST", "/api/session", headers: [("Origin", "http://127.0.0.1:\(h.port)")],
+            body: Data("{\"token\": \"\(h.token)\"}".utf8))
         #expect(owner.status == 200, "\(owner.text)")
         // A state change from another site's page is refused even with a valid cookie.
         let cookie = try #require(owner.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
         let csrf = try #require(owner.object["csrf"] as? String)
-        let stop = try anonymous.send("POST", "/api/stop", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), ("Origin", "http://evil.example")])
+        let stop = try anonymous.send(
+            "POST", "/api/stop",
+            headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), ("Origin", "http://evil.example")])
         #expect(stop.status == 403)
         // DNS rebinding: the hostile name comes as Host.
         for host in ["evil.example", "evil.example:\(h.port)", "127.0.0.1.evil.example"] {
-            let r = try h.http.exchange(Data("GET /api/status HTTP/1.1\r\nHost: \(host)\r\nAuthorization: Bearer \(h.token)\r\nConnection: close\r\n\r\n".utf8))
+            let r = try h.http.exchange(
+                Data(
+                    "GET /api/status HTTP/1.1\r\nHost: \(host)\r\nAuthorization: Bearer \(h.token)\r\nConnection: close\r\n\r\n"
+                        .utf8))
             #expect(r.status == 421, "\(host): \(r.status)")
             #expect(r.object["running"] == nil, "no status for a rebinding page")
         }
@@ -208,7 +225,9 @@ import Testing
         let slow = try RawHTTP.connect(port: h.port, from: "127.0.0.14")
         defer { close(slow) }
         sendText(slow, "GET /api/status HT")
-        #expect(h.wait(15) { h.webLog.contains("refused 127.0.0.14: timed out: request head not complete within 5 s") }, "\(h.webLog)")
+        #expect(
+            h.wait(15) { h.webLog.contains("refused 127.0.0.14: timed out: request head not complete within 5 s") },
+            "\(h.webLog)")
         let log = h.webLog
         #expect(log.contains("refused 127.0.0.12: wrong token"))
         #expect(log.contains("refused 127.0.0.12: too many failed sign-ins (429)"))

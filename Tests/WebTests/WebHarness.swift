@@ -27,14 +27,20 @@ final class WebHarness: AlarmdHarness, @unchecked Sendable {
 
     /// Starts alarm-web and reads the port it bound from its log.
     func startWeb() throws {
-        web = try Spawned("/bin/sh", ["-c", "exec \"$0\" >> \"$1\" 2>&1", Binaries.path("alarm-web"), webLogPath], environment: environment)
+        web = try Spawned(
+            "/bin/sh", ["-c", "exec \"$0\" >> \"$1\" 2>&1", Binaries.path("alarm-web"), webLogPath],
+            environment: environment)
         let found = try waitUntil(timeout: 30, poll: 0.05) {
             if let w = web, !w.isRunning { throw RawHTTP.Failed(description: "alarm-web exited: \(webLog)") }
-            guard let range = webLog.range(of: #"listening on http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression) else { return false }
+            guard let range = webLog.range(of: #"listening on http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression)
+            else { return false }
             port = Int(webLog[range].split(separator: ":").last!.dropLast()) ?? 0
             return true
         }
-        guard found else { throw RawHTTP.Failed(description: "alarm-web did not start listening in \(Slowdown.scaled(30)) s: \(webLog)") }
+        guard found else {
+            throw RawHTTP.Failed(
+                description: "alarm-web did not start listening in \(Slowdown.scaled(30)) s: \(webLog)")
+        }
     }
 
     func stopWeb() -> Int32? {

@@ -76,7 +76,9 @@ public enum AlsaDevices {
         while let hint = hints[i] {
             i += 1
             guard let name = get(hint, "NAME"), get(hint, "IOID") != "Input" else { continue }
-            let description = get(hint, "DESC").map { $0.split(separator: "\n").map { $0.trimmingBlanks() }.joined(separator: ", ") }
+            let description = get(hint, "DESC").map {
+                $0.split(separator: "\n").map { $0.trimmingBlanks() }.joined(separator: ", ")
+            }
             out.append(PCMName(name: name, description: description, card: cardName(inPCMName: name)))
         }
         return out
@@ -110,13 +112,18 @@ public enum AlsaDevices {
             let value = unquote(String(named.dropFirst(5)))
             return value.isEmpty ? nil : value
         }
-        let cardFirst: Set<Substring> = ["hw", "plughw", "sysdefault", "default", "front", "dmix", "dsnoop", "hdmi", "iec958", "spdif"]
-        guard cardFirst.contains(plugin) || plugin.hasPrefix("surround"), let first = args.first, !first.isEmpty, !first.contains("=") else { return nil }
+        let cardFirst: Set<Substring> = [
+            "hw", "plughw", "sysdefault", "default", "front", "dmix", "dsnoop", "hdmi", "iec958", "spdif",
+        ]
+        guard cardFirst.contains(plugin) || plugin.hasPrefix("surround"), let first = args.first, !first.isEmpty,
+            !first.contains("=")
+        else { return nil }
         return first
     }
 
     private static func unquote(_ s: String) -> String {
-        s.count >= 2 && (s.hasPrefix("\"") && s.hasSuffix("\"") || s.hasPrefix("'") && s.hasSuffix("'")) ? String(s.dropFirst().dropLast()) : s
+        s.count >= 2 && (s.hasPrefix("\"") && s.hasSuffix("\"") || s.hasPrefix("'") && s.hasSuffix("'"))
+            ? String(s.dropFirst().dropLast()) : s
     }
 
     /// The ALSA control device whose mixer sets the loudness of PCM `name`: the card it plays on

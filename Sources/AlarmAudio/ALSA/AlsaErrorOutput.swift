@@ -54,7 +54,9 @@ enum JackErrorOutput {
     private static let installed: Bool = {
         // RTLD_NOLOAD first: loaded already (by the plugin) or not, the same library alsa-lib's
         // plugin uses; dlopen of a library that is not installed fails and leaves nothing.
-        guard let library = dlopen("libjack.so.0", RTLD_LAZY | RTLD_NOLOAD) ?? dlopen("libjack.so.0", RTLD_LAZY) else { return false }
+        guard let library = dlopen("libjack.so.0", RTLD_LAZY | RTLD_NOLOAD) ?? dlopen("libjack.so.0", RTLD_LAZY) else {
+            return false
+        }
         typealias Printer = @convention(c) (UnsafePointer<CChar>?) -> Void
         typealias SetPrinter = @convention(c) (Printer?) -> Void
         let printer: Printer = { message in

@@ -17,7 +17,9 @@ public enum AlsaMixer {
     /// Simple controls that set the loudness of what a PCM plays, for choosing the default
     /// control among those without "Playback" in their names (alsa-lib's own order decides
     /// among them: Master, Headphone, Speaker, PCM, …).
-    static let volumeNames: Set<String> = ["Master", "PCM", "Speaker", "Headphone", "Headphones", "Digital", "Line Out", "Front"]
+    static let volumeNames: Set<String> = [
+        "Master", "PCM", "Speaker", "Headphone", "Headphones", "Digital", "Line Out", "Front",
+    ]
 
     /// Every playback volume control of `device`, in alsa-lib's order (Master first).
     /// The corresponding C functions are `snd_mixer_open`, `snd_mixer_attach`, `snd_mixer_load`.
@@ -85,7 +87,9 @@ public enum AlsaMixer {
             self.device = device
             var handle: OpaquePointer?
             var rc = snd_mixer_open(&handle, 0)
-            guard rc >= 0, let handle else { throw MixerError("mixer of '\(device)': snd_mixer_open failed: \(Self.text(rc))") }
+            guard rc >= 0, let handle else {
+                throw MixerError("mixer of '\(device)': snd_mixer_open failed: \(Self.text(rc))")
+            }
             rc = snd_mixer_attach(handle, device)
             if rc >= 0 { rc = snd_mixer_selem_register(handle, nil, nil) }
             if rc >= 0 { rc = snd_mixer_load(handle) }
@@ -122,11 +126,12 @@ public enum AlsaMixer {
                         }
                     }
                 }
-                out.append(Element(
-                    pointer: e, name: String(cString: snd_mixer_selem_get_name(e)),
-                    index: Int(snd_mixer_selem_get_index(e)), active: snd_mixer_selem_is_active(e) != 0,
-                    hasVolume: hasVolume, playbackOnly: hasVolume && snd_mixer_selem_has_common_volume(e) == 0,
-                    hasSwitch: snd_mixer_selem_has_playback_switch(e) != 0, channels: channels))
+                out.append(
+                    Element(
+                        pointer: e, name: String(cString: snd_mixer_selem_get_name(e)),
+                        index: Int(snd_mixer_selem_get_index(e)), active: snd_mixer_selem_is_active(e) != 0,
+                        hasVolume: hasVolume, playbackOnly: hasVolume && snd_mixer_selem_has_common_volume(e) == 0,
+                        hasSwitch: snd_mixer_selem_has_playback_switch(e) != 0, channels: channels))
             }
             return out
         }
@@ -136,19 +141,27 @@ public enum AlsaMixer {
             let candidates = elements().filter(\.isPlaybackVolume)
             let list = candidates.isEmpty ? "none" : candidates.map { "'\($0.spec)'" }.joined(separator: ", ")
             guard let spec, !spec.trimmingBlanks().isEmpty else {
-                if let e = candidates.first(where: { $0.playbackOnly || AlsaMixer.volumeNames.contains($0.name) }) { return e }
-                throw MixerError("the mixer of '\(device)' has no playback volume control such as Master, PCM, Speaker or Headphone (playback volume controls: \(list))")
+                if let e = candidates.first(where: { $0.playbackOnly || AlsaMixer.volumeNames.contains($0.name) }) {
+                    return e
+                }
+                throw MixerError(
+                    "the mixer of '\(device)' has no playback volume control such as Master, PCM, Speaker or Headphone (playback volume controls: \(list))"
+                )
             }
             let (name, index) = AlsaMixer.parse(spec)
             if let e = candidates.first(where: { $0.name == name && $0.index == index }) { return e }
-            if let e = candidates.first(where: { $0.name.lowercased() == name.lowercased() && $0.index == index }) { return e }
+            if let e = candidates.first(where: { $0.name.lowercased() == name.lowercased() && $0.index == index }) {
+                return e
+            }
             throw MixerError("the mixer of '\(device)' has no playback volume control '\(spec)' (it has: \(list))")
         }
 
         func level(_ e: Element) -> MixerLevel {
-            var lo = 0, hi = 0
+            var lo = 0
+            var hi = 0
             snd_mixer_selem_get_playback_volume_range(e.pointer, &lo, &hi)
-            var volumes: [Int] = [], switches: [Bool] = []
+            var volumes: [Int] = []
+            var switches: [Bool] = []
             for ch in e.channels {
                 var v = 0
                 snd_mixer_selem_get_playback_volume(e.pointer, ch, &v)
@@ -159,7 +172,8 @@ public enum AlsaMixer {
                     switches.append(on != 0)
                 }
             }
-            return MixerLevel(device: device, control: e.name, index: e.index, min: lo, max: hi, volumes: volumes, switches: switches)
+            return MixerLevel(
+                device: device, control: e.name, index: e.index, min: lo, max: hi, volumes: volumes, switches: switches)
         }
     }
 }

@@ -44,8 +44,9 @@ final class AlsaPCM {
         var handle: OpaquePointer?
         var rc = snd_pcm_open(&handle, name, SND_PCM_STREAM_PLAYBACK, Int32(SND_PCM_NONBLOCK))
         guard rc >= 0, let handle else { throw AlsaError(device: name, operation: "snd_pcm_open", code: rc) }
-        rc = snd_pcm_set_params(handle, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED,
-                                UInt32(channels), UInt32(rate), 1, latencyMicros)
+        rc = snd_pcm_set_params(
+            handle, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED,
+            UInt32(channels), UInt32(rate), 1, latencyMicros)
         guard rc >= 0 else {
             snd_pcm_close(handle)
             throw AlsaError(device: name, operation: "snd_pcm_set_params (\(channels) ch, \(rate) Hz)", code: rc)

@@ -42,13 +42,15 @@ enum HungDevices {
 
     /// The error for a device skipped because a call hangs there.
     static func skipped(_ device: String, _ operation: String) -> AlsaError {
-        AlsaError(device: device, operation: operation, code: -ETIMEDOUT,
-                  detail: "an earlier call has not returned (the device or its sound server hangs)")
+        AlsaError(
+            device: device, operation: operation, code: -ETIMEDOUT,
+            detail: "an earlier call has not returned (the device or its sound server hangs)")
     }
 
     /// The error for a call given up on after `limit`.
     static func givenUp(_ device: String, _ operation: String, after limit: Duration) -> AlsaError {
-        AlsaError(device: device, operation: operation, code: -ETIMEDOUT,
-                  detail: "no return for \(limit.components.seconds) s (the device or its sound server hangs)")
+        AlsaError(
+            device: device, operation: operation, code: -ETIMEDOUT,
+            detail: "no return for \(limit.components.seconds) s (the device or its sound server hangs)")
     }
 }

@@ -79,8 +79,9 @@ public enum PCMProbe {
         var rc = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, Int32(SND_PCM_NONBLOCK))
         guard rc >= 0, let pcm = handle else { return failure(device, "snd_pcm_open", rc) }
         defer { snd_pcm_close(pcm) }
-        rc = snd_pcm_set_params(pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED,
-                                UInt32(channels), UInt32(rate), 1, 50_000)
+        rc = snd_pcm_set_params(
+            pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED,
+            UInt32(channels), UInt32(rate), 1, 50_000)
         guard rc >= 0 else { return failure(device, "snd_pcm_set_params (\(channels) ch, \(rate) Hz)", rc) }
         var result = PCMProbeResult(device: device, outcome: .opens, error: nil, card: nil, cardName: nil)
         var info: OpaquePointer?
@@ -113,7 +114,8 @@ public enum PCMProbe {
         case EACCES, EPERM: outcome = .denied
         default: outcome = .fails
         }
-        return PCMProbeResult(device: device, outcome: outcome, error: AlsaError(device: device, operation: operation, code: rc),
-                              card: nil, cardName: nil)
+        return PCMProbeResult(
+            device: device, outcome: outcome, error: AlsaError(device: device, operation: operation, code: rc),
+            card: nil, cardName: nil)
     }
 }

@@ -49,19 +49,35 @@ enum Codecs {
             guard !wavPlayed.contains(tag), tag != 0xFFFE else { return }
             let hex = "0x" + SoundDecoder.hex4(Int(tag))
             let what = wavNames[tag].map { "\($0) (format tag \(hex))" } ?? "format tag \(hex)"
-            throw .unsupported(name, detail: "\(what) in WAV is not supported (not a data format we play); convert it to PCM, e.g. 'ffmpeg -i IN -c:a pcm_s16le OUT.wav'")
+            throw .unsupported(
+                name,
+                detail:
+                    "\(what) in WAV is not supported (not a data format we play); convert it to PCM, e.g. 'ffmpeg -i IN -c:a pcm_s16le OUT.wav'"
+            )
         case .aiff:
             return
         case .aifc:
             guard !aifcPlayed.contains(l.aiffCompression) else { return }
-            throw .unsupported(name, detail: "\(describe(l.aiffCompression)) in AIFF-C is not supported (not a data format we play); convert it to PCM, e.g. 'ffmpeg -i IN -c:a pcm_s16be OUT.aiff'")
+            throw .unsupported(
+                name,
+                detail:
+                    "\(describe(l.aiffCompression)) in AIFF-C is not supported (not a data format we play); convert it to PCM, e.g. 'ffmpeg -i IN -c:a pcm_s16be OUT.aiff'"
+            )
         case .caf:
             guard !cafPlayed.contains(l.cafFormatID) else { return }
-            throw .unsupported(name, detail: "\(describe(l.cafFormatID)) in CAF is not supported (not a data format we play); convert it to PCM, e.g. 'ffmpeg -i IN -c:a pcm_s16le OUT.caf'")
+            throw .unsupported(
+                name,
+                detail:
+                    "\(describe(l.cafFormatID)) in CAF is not supported (not a data format we play); convert it to PCM, e.g. 'ffmpeg -i IN -c:a pcm_s16le OUT.caf'"
+            )
         case .ogg:
             guard !oggPlayed.contains(l.oggCodec) else { return }
             let what = l.oggCodec == "unknown" ? "an unknown codec" : l.oggCodec
-            throw .unsupported(name, detail: "\(what) in Ogg is not supported (Vorbis and Opus are played); convert it, e.g. 'ffmpeg -i IN OUT.flac'")
+            throw .unsupported(
+                name,
+                detail:
+                    "\(what) in Ogg is not supported (Vorbis and Opus are played); convert it, e.g. 'ffmpeg -i IN OUT.flac'"
+            )
         case .flac, .mp3:
             return
         }

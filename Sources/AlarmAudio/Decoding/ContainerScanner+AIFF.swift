@@ -6,12 +6,15 @@ extension ContainerScanner {
 
     static func scanAIFF(_ file: SoundFile, name: String, aifc: Bool) throws(SoundProblem) -> ContainerLayout {
         var l = ContainerLayout(container: aifc ? .aifc : .aiff)
-        var sawComm = false, sawData = false
+        var sawComm = false
+        var sawData = false
         try walkIFF(file, name: name, start: 12, littleEndian: false) { (id, off, size) throws(SoundProblem) -> Bool in
             switch id {
             case "COMM":
                 try requireInside(file, name: name, id: id, offset: off, size: size)
-                guard size >= (aifc ? 22 : 18) else { throw .corrupt(name, detail: "its 'COMM' chunk is \(size) bytes") }
+                guard size >= (aifc ? 22 : 18) else {
+                    throw .corrupt(name, detail: "its 'COMM' chunk is \(size) bytes")
+                }
                 let c = Bytes(file.read(at: off, count: min(size, 64)))
                 l.channels = Int(c.be16(0))
                 l.aiffFrames = Int(c.be32(2))
@@ -29,7 +32,9 @@ extension ContainerScanner {
                     // Written to a pipe: the audio runs to the end of the file, and COMM's frame
                     // count (0 from ffmpeg, 0x7F000000 bytes' worth from sox) is a placeholder too.
                     let skip = Int(Bytes(file.read(at: off, count: 4)).be32(0))
-                    guard skip <= rest - 8 else { throw .corrupt(name, detail: "its 'SSND' offset points past the end of the file") }
+                    guard skip <= rest - 8 else {
+                        throw .corrupt(name, detail: "its 'SSND' offset points past the end of the file")
+                    }
                     l.streamed = true
                     l.dataOffset = off + 8 + skip
                     l.dataSize = rest - 8 - skip
@@ -49,7 +54,11 @@ extension ContainerScanner {
             }
             return true
         }
-        guard sawComm else { throw file.size < 54 ? .truncated(name, detail: "the file ends before its 'COMM' chunk") : .corrupt(name, detail: "no 'COMM' chunk") }
+        guard sawComm else {
+            throw file.size < 54
+                ? .truncated(name, detail: "the file ends before its 'COMM' chunk")
+                : .corrupt(name, detail: "no 'COMM' chunk")
+        }
         guard sawData else { throw .truncated(name, detail: "the file ends before its 'SSND' chunk") }
         if l.streamed { l.aiffFrames = nil }
         return l

@@ -3,7 +3,8 @@
 extension ContainerScanner {
     static func scanCAF(_ file: SoundFile, name: String) throws(SoundProblem) -> ContainerLayout {
         var l = ContainerLayout(container: .caf)
-        var sawDesc = false, sawData = false
+        var sawDesc = false
+        var sawData = false
         var descOffset = 0
         var pos = 8
         var count = 0
@@ -19,7 +20,9 @@ extension ContainerScanner {
                 // chunk (ffmpeg writes it when its output is a pipe). libsndfile 1.2.0 refuses it, so
                 // its view gets the true size.
                 guard sawDesc else { throw .corrupt(name, detail: "its 'data' chunk comes before 'desc'") }
-                guard file.size - off >= 4 else { throw .truncated(name, detail: "the file ends inside its 'data' chunk") }
+                guard file.size - off >= 4 else {
+                    throw .truncated(name, detail: "the file ends inside its 'data' chunk")
+                }
                 l.dataOffset = off + 4  // skip mEditCount
                 l.dataSize = file.size - off - 4
                 l.streamed = true
@@ -30,9 +33,15 @@ extension ContainerScanner {
             if id == "caff" {
                 // libsndfile writing to a pipe appends its whole header again at each rewrite (sox -t caf -):
                 // the first 'data' chunk then says "no audio" and the audio sits between copies.
-                throw .corrupt(name, detail: "a second CAF header follows its 'data' chunk (libsndfile's output to a pipe, e.g. 'sox … -t caf -'); write it to a file instead")
+                throw .corrupt(
+                    name,
+                    detail:
+                        "a second CAF header follows its 'data' chunk (libsndfile's output to a pipe, e.g. 'sox … -t caf -'); write it to a file instead"
+                )
             }
-            guard raw >= 0, raw <= Int64(Int.max / 2) else { throw .corrupt(name, detail: "its '\(id)' chunk has size \(raw)") }
+            guard raw >= 0, raw <= Int64(Int.max / 2) else {
+                throw .corrupt(name, detail: "its '\(id)' chunk has size \(raw)")
+            }
             let size = Int(raw)
             switch id {
             case "desc":
@@ -55,7 +64,9 @@ extension ContainerScanner {
                 let p = Bytes(file.read(at: off, count: 24))
                 let valid = Int64(bitPattern: p.be64(8))
                 let priming = Int32(bitPattern: p.be32(16))
-                guard valid >= 0, priming >= 0 else { throw .corrupt(name, detail: "its 'pakt' chunk has negative frame counts") }
+                guard valid >= 0, priming >= 0 else {
+                    throw .corrupt(name, detail: "its 'pakt' chunk has negative frame counts")
+                }
                 l.cafValidFrames = Int(clamping: valid)
                 l.cafPrimingFrames = Int(priming)
             case "kuki":
@@ -87,7 +98,8 @@ extension ContainerScanner {
         let flags: [Int: UInt32] = [16: 1, 20: 2, 24: 3, 32: 4]
         guard l.cafALACBitDepth != 0 else { throw .corrupt(name, detail: "its ALAC audio has no 'kuki' magic cookie") }
         guard let flag = flags[l.cafALACBitDepth] else {
-            throw .unsupported(name, detail: "its ALAC audio is \(l.cafALACBitDepth)-bit; 16, 20, 24 and 32-bit are played")
+            throw .unsupported(
+                name, detail: "its ALAC audio is \(l.cafALACBitDepth)-bit; 16, 20, 24 and 32-bit are played")
         }
         l.cafFormatFlags = flag
         l.patches.append(.init(offset: descOffset + 12, bytes: Bytes.encode32(flag, le: false)))

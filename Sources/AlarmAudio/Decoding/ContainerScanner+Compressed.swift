@@ -9,9 +9,13 @@ extension ContainerScanner {
         var l = ContainerLayout(container: .ogg)
         let page = Bytes(file.read(at: 0, count: 27 + 255))
         guard page.count >= 27 else { throw .truncated(name, detail: "the file ends inside its first Ogg page header") }
-        guard page.u8(4) == 0 else { throw .unsupported(name, detail: "Ogg version \(page.u8(4)); only version 0 exists") }
+        guard page.u8(4) == 0 else {
+            throw .unsupported(name, detail: "Ogg version \(page.u8(4)); only version 0 exists")
+        }
         let segments = Int(page.u8(26))
-        guard page.count >= 27 + segments else { throw .truncated(name, detail: "the file ends inside its first Ogg page header") }
+        guard page.count >= 27 + segments else {
+            throw .truncated(name, detail: "the file ends inside its first Ogg page header")
+        }
         let packet = Bytes(file.read(at: 27 + segments, count: 19))
         if packet.count >= 7, packet.u8(0) == 1, packet.fourCC(1) == "vorb", packet.fourCC(3) == "rbis" {
             l.oggCodec = "Vorbis"
@@ -59,9 +63,13 @@ extension ContainerScanner {
             let n = id3v2Size(file, at: start)
             if n == 0 { break }
             start += n
-            if start >= file.size { throw .truncated(name, detail: "the file ends inside its ID3v2 tag (\(n) bytes announced)") }
+            if start >= file.size {
+                throw .truncated(name, detail: "the file ends inside its ID3v2 tag (\(n) bytes announced)")
+            }
         }
-        if start > 0, Bytes(file.read(at: start, count: 4)).fourCC(0) == "fLaC" { return try scanFLAC(file, name: name, at: start) }
+        if start > 0, Bytes(file.read(at: start, count: 4)).fourCC(0) == "fLaC" {
+            return try scanFLAC(file, name: name, at: start)
+        }
         let stream = try walkMPEG(file, name: name, start: start)
         var l = ContainerLayout(container: .mp3)
         l.mpeg = stream

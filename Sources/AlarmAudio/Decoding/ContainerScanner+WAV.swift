@@ -10,10 +10,12 @@ extension ContainerScanner {
         let le = form != "RIFX"
         var l = ContainerLayout(container: .wav)
         l.wavForm = form
-        var sawFmt = false, sawData = false
+        var sawFmt = false
+        var sawData = false
         // RF64: where the ds64 fields sit, and what they hold.
         var ds64Offset: Int?
-        var ds64RiffSize: UInt64 = 0, ds64DataSize: UInt64 = 0
+        var ds64RiffSize: UInt64 = 0
+        var ds64DataSize: UInt64 = 0
         try walkIFF(file, name: name, start: 12, littleEndian: le) { (id, off, size) throws(SoundProblem) -> Bool in
             switch id {
             case "ds64" where form == "RF64":
@@ -37,28 +39,43 @@ extension ContainerScanner {
                     l.wavFormatTag = f.u16(24, le: le)
                     // libsndfile 1.2.0 misreads the sub-format GUID of a big-endian file (sox -B -b 24
                     // writes one), so its view gets the plain format tag that GUID stands for.
-                    if !le { l.patches.append(.init(offset: off, bytes: Bytes.encode32(UInt32(l.wavFormatTag), le: false).suffix(2))) }
+                    if !le {
+                        l.patches.append(
+                            .init(offset: off, bytes: Bytes.encode32(UInt32(l.wavFormatTag), le: false).suffix(2)))
+                    }
                 }
                 sawFmt = true
             case "fact":
-                if size >= 4, off + 4 <= file.size { l.wavFactFrames = Int(Bytes(file.read(at: off, count: 4)).u32(0, le: le)) }
+                if size >= 4, off + 4 <= file.size {
+                    l.wavFactFrames = Int(Bytes(file.read(at: off, count: 4)).u32(0, le: le))
+                }
             case "data":
                 guard !sawData else { return true }
                 sawData = true
                 l.dataOffset = off
                 let rest = file.size - off
                 if form == "RF64" && size == 0xFFFF_FFFF {
-                    guard let ds64Offset else { throw .corrupt(name, detail: "its 'data' size refers to a 'ds64' chunk it does not have") }
+                    guard let ds64Offset else {
+                        throw .corrupt(name, detail: "its 'data' size refers to a 'ds64' chunk it does not have")
+                    }
                     if ds64DataSize == 0 && ds64RiffSize == 0 {
                         // ffmpeg -rf64 to a pipe leaves the whole 'ds64' at zero.
                         l.streamed = true
                         l.dataSize = rest
                         let frames = l.wavBlockAlign > 0 ? rest / l.wavBlockAlign : 0
-                        l.patches.append(.init(offset: ds64Offset, bytes: Bytes.encode64(UInt64(file.size - 8), le: true)
-                            + Bytes.encode64(UInt64(rest), le: true) + Bytes.encode64(UInt64(frames), le: true)))
+                        l.patches.append(
+                            .init(
+                                offset: ds64Offset,
+                                bytes: Bytes.encode64(UInt64(file.size - 8), le: true)
+                                    + Bytes.encode64(UInt64(rest), le: true) + Bytes.encode64(UInt64(frames), le: true))
+                        )
                     } else {
                         guard ds64DataSize <= UInt64(rest) else {
-                            throw .truncated(name, detail: "its 'ds64' chunk announces \(ds64DataSize) bytes of audio but the file holds \(rest)")
+                            throw .truncated(
+                                name,
+                                detail:
+                                    "its 'ds64' chunk announces \(ds64DataSize) bytes of audio but the file holds \(rest)"
+                            )
                         }
                         l.dataSize = Int(ds64DataSize)
                     }
@@ -77,7 +94,11 @@ extension ContainerScanner {
             }
             return true
         }
-        guard sawFmt else { throw file.size < 44 ? .truncated(name, detail: "the file ends before its 'fmt' chunk") : .corrupt(name, detail: "no 'fmt' chunk") }
+        guard sawFmt else {
+            throw file.size < 44
+                ? .truncated(name, detail: "the file ends before its 'fmt' chunk")
+                : .corrupt(name, detail: "no 'fmt' chunk")
+        }
         guard sawData else { throw .truncated(name, detail: "the file ends before its 'data' chunk") }
         return l
     }

@@ -71,7 +71,10 @@ enum ContainerScanner {
         let magic = head.fourCC(0)
         if head.count < 12 {
             if ["RIFF", "RIFX", "RF64", "FORM", "caff", "OggS", "fLaC"].contains(magic) || head.count < 4 {
-                throw .truncated(name, detail: "the file ends inside its \(head.count < 4 ? "first bytes" : "header") (\(file.size) bytes)")
+                throw .truncated(
+                    name,
+                    detail: "the file ends inside its \(head.count < 4 ? "first bytes" : "header") (\(file.size) bytes)"
+                )
             }
         }
         switch (magic, head.fourCC(8)) {
@@ -79,12 +82,15 @@ enum ContainerScanner {
         case ("FORM", "AIFF"): return try scanAIFF(file, name: name, aifc: false)
         case ("FORM", "AIFC"): return try scanAIFF(file, name: name, aifc: true)
         case ("caff", _):
-            guard head.be16(4) == 1 else { throw .unsupported(name, detail: "CAF version \(head.be16(4)); only version 1 exists") }
+            guard head.be16(4) == 1 else {
+                throw .unsupported(name, detail: "CAF version \(head.be16(4)); only version 1 exists")
+            }
             return try scanCAF(file, name: name)
         case ("OggS", _): return try scanOgg(file, name: name)
         case ("fLaC", _): return try scanFLAC(file, name: name, at: 0)
         case ("RIFF", let form), ("RIFX", let form), ("RF64", let form), ("FORM", let form):
-            throw .unsupported(name, detail: "a \(magic) '\(form)' file is not a sound container we play (WAV, AIFF, AIFF-C, CAF)")
+            throw .unsupported(
+                name, detail: "a \(magic) '\(form)' file is not a sound container we play (WAV, AIFF, AIFF-C, CAF)")
         default:
             if looksLikeMPEG(head) { return try scanMPEG(file, name: name) }
             throw .unsupported(name, detail: "not a WAV, AIFF, AIFF-C, CAF, FLAC, Ogg or MP3 file")
@@ -111,9 +117,14 @@ enum ContainerScanner {
         }
     }
 
-    static func requireInside(_ file: SoundFile, name: String, id: String, offset: Int, size: Int) throws(SoundProblem) {
+    static func requireInside(_ file: SoundFile, name: String, id: String, offset: Int, size: Int) throws(SoundProblem)
+    {
         if offset + size > file.size {
-            throw .truncated(name, detail: "its '\(id.trimmingSpaces)' chunk announces \(size) bytes but the file holds \(max(0, file.size - offset))")
+            throw .truncated(
+                name,
+                detail:
+                    "its '\(id.trimmingSpaces)' chunk announces \(size) bytes but the file holds \(max(0, file.size - offset))"
+            )
         }
     }
 

@@ -33,7 +33,8 @@ enum IMA4 {
                 for p in 0..<packets {
                     for c in 0..<channels {
                         let base = p * packetBytes + c * bytesPerChannelBlock
-                        decodeBlock(src, at: base, into: dst, from: p * framesPerPacket * channels + c, stride: channels)
+                        decodeBlock(
+                            src, at: base, into: dst, from: p * framesPerPacket * channels + c, stride: channels)
                     }
                 }
             }

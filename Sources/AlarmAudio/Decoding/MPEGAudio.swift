@@ -22,18 +22,21 @@ struct MPEGFrameHeader: Equatable {
     /// version, layer or rate, the free or bad bit-rate index).
     init?(_ b0: UInt8, _ b1: UInt8, _ b2: UInt8, _ b3: UInt8) {
         guard b0 == 0xFF, b1 & 0xE0 == 0xE0 else { return nil }
-        let v = Int(b1 >> 3) & 3, l = Int(b1 >> 1) & 3
-        let bi = Int(b2 >> 4), ri = Int(b2 >> 2) & 3
+        let v = Int(b1 >> 3) & 3
+        let l = Int(b1 >> 1) & 3
+        let bi = Int(b2 >> 4)
+        let ri = Int(b2 >> 2) & 3
         guard v != 1, l != 0, bi != 0, bi != 15, ri != 3 else { return nil }
         version = v == 3 ? 1 : v == 2 ? 2 : 25
         layer = 4 - l
-        let table: [Int] = switch (version == 1, layer) {
-        case (true, 1): [0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448]
-        case (true, 2): [0, 32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384]
-        case (true, _): [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
-        case (false, 1): [0, 32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256]
-        case (false, _): [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
-        }
+        let table: [Int] =
+            switch (version == 1, layer) {
+            case (true, 1): [0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448]
+            case (true, 2): [0, 32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384]
+            case (true, _): [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
+            case (false, 1): [0, 32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256]
+            case (false, _): [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
+            }
         bitrate = table[bi]
         let base = [44_100, 48_000, 32_000][ri]
         sampleRate = version == 1 ? base : version == 2 ? base / 2 : base / 4
@@ -164,7 +167,11 @@ extension ContainerScanner {
         if let frames = s.announcedFrames, let bytes = announcedBytes, frames > 0, bytes > first.length {
             // (Some encoders count the ID3v2 tag in; the file must hold at least that much.)
             guard firstOffset + bytes <= file.size || bytes <= file.size else {
-                throw .truncated(name, detail: "its \(s.lengthHeader!) header announces \(bytes) bytes of audio but the file holds \(file.size - firstOffset)")
+                throw .truncated(
+                    name,
+                    detail:
+                        "its \(s.lengthHeader!) header announces \(bytes) bytes of audio but the file holds \(file.size - firstOffset)"
+                )
             }
             s.frames = frames
             s.variableBitrate = s.lengthHeader != "Info"  // LAME and ffmpeg write "Info" for constant bit rate
@@ -187,7 +194,9 @@ extension ContainerScanner {
         while pos + 4 <= file.size {
             let b0 = byte(pos) ?? 0
             var h: MPEGFrameHeader?
-            if let b1 = byte(pos + 1), let b2 = byte(pos + 2), let b3 = byte(pos + 3) { h = MPEGFrameHeader(b0, b1, b2, b3) }
+            if let b1 = byte(pos + 1), let b2 = byte(pos + 2), let b3 = byte(pos + 3) {
+                h = MPEGFrameHeader(b0, b1, b2, b3)
+            }
             guard let h, h.version == first.version, h.layer == first.layer, h.sampleRate == first.sampleRate else {
                 // A tag at the end (ID3v1 "TAG", APEv2, Lyrics3) ends the audio. Other bytes are
                 // skipped up to the next pair of frames, as libmpg123 resynchronises.
@@ -209,7 +218,10 @@ extension ContainerScanner {
             pos += h.length
         }
         if let announced = s.announcedFrames, s.frames < announced {
-            throw .truncated(name, detail: "its \(s.lengthHeader!) header announces \(announced) MPEG frames but the file holds \(s.frames)")
+            throw .truncated(
+                name,
+                detail:
+                    "its \(s.lengthHeader!) header announces \(announced) MPEG frames but the file holds \(s.frames)")
         }
         if s.cutInFrame {
             throw .truncated(name, detail: "the file ends inside MPEG frame \(s.frames + 1)")

@@ -33,7 +33,9 @@ public enum Resampler {
     public static func upsample(_ clip: AudioClip, by factor: Int) -> AudioClip {
         precondition(factor >= 1)
         guard factor > 1 else { return clip }
-        let ch = clip.channels, n = clip.frameCount, taps = 2 * halfWidth
+        let ch = clip.channels
+        let n = clip.frameCount
+        let taps = 2 * halfWidth
         let table = coefficients(factor: factor)
         var out = [Float](repeating: 0, count: n * factor * ch)
         clip.samples.withUnsafeBufferPointer { x in
@@ -43,7 +45,8 @@ public enum Resampler {
                         // Output frames i*factor ..< (i+1)*factor lie between input frames i and i+1;
                         // tap t weighs input frame i + t - halfWidth + 1.
                         let first = i - halfWidth + 1
-                        let tLow = max(0, -first), tHigh = min(taps, n - first)
+                        let tLow = max(0, -first)
+                        let tHigh = min(taps, n - first)
                         for p in 0..<factor {
                             let row = p * taps
                             let o = (i * factor + p) * ch

@@ -29,7 +29,11 @@ final class SndfileReader {
             let code = sf_error(nil)
             let text = String(cString: sf_strerror(nil))
             if code == Int32(SF_ERR_UNSUPPORTED_ENCODING) {
-                throw .unsupported(name, detail: "\(SoundDecoder.headerFormatName(l)) in \(l.container.rawValue) is not supported (libsndfile: \(text))")
+                throw .unsupported(
+                    name,
+                    detail:
+                        "\(SoundDecoder.headerFormatName(l)) in \(l.container.rawValue) is not supported (libsndfile: \(text))"
+                )
             }
             throw .corrupt(name, detail: "libsndfile: \(text)")
         }
@@ -40,7 +44,9 @@ final class SndfileReader {
         return reader
     }
 
-    private init(sf: OpaquePointer, view: Unmanaged<SndfileView>, info: SF_INFO, layout l: ContainerLayout, name: String) {
+    private init(
+        sf: OpaquePointer, view: Unmanaged<SndfileView>, info: SF_INFO, layout l: ContainerLayout, name: String
+    ) {
         self.sf = sf
         self.view = view
         self.info = info
@@ -50,8 +56,9 @@ final class SndfileReader {
         let sub = info.format & Int32(SF_FORMAT_SUBMASK)
         let fmt = SoundDecoder.formatName(container: l.container, subtype: sub) ?? SoundDecoder.headerFormatName(l)
         let form = l.container == .wav && l.wavForm != "RIFF" ? " (\(l.wavForm))" : ""
-        format = SoundFormat(container: l.container, format: l.mpeg.map(SoundDecoder.mpegFormatName) ?? fmt + form,
-                             channels: channels, sampleRate: rate)
+        format = SoundFormat(
+            container: l.container, format: l.mpeg.map(SoundDecoder.mpegFormatName) ?? fmt + form,
+            channels: channels, sampleRate: rate)
         // The frames that really exist: libsndfile counts ADPCM in whole blocks, the WAV 'fact'
         // chunk holds the writer's true count; in AIFF the COMM frame count is the truth (an odd
         // SSND size with its pad byte must not add a frame). AIFF-C 'ima4' counts packets there.
@@ -61,7 +68,10 @@ final class SndfileReader {
         // A 'fact' is trusted only to trim the padding of the last block: libsndfile 1.2.0's own
         // writer records half the frames for stereo IMA ADPCM, and such a count must not cut audio.
         if isADPCM, l.container == .wav, let fact = l.wavFactFrames,
-            fact <= info.frames, info.frames - Int64(fact) < Int64(l.wavSamplesPerBlock) { real = fact }
+            fact <= info.frames, info.frames - Int64(fact) < Int64(l.wavSamplesPerBlock)
+        {
+            real = fact
+        }
         if !isADPCM, l.container == .aiff || l.container == .aifc, let frames = l.aiffFrames { real = frames }
         if l.container == .flac, let frames = l.flacTotalFrames { real = frames }
         realFrames = real
@@ -72,17 +82,23 @@ final class SndfileReader {
         let major = info.format & Int32(SF_FORMAT_TYPEMASK)
         // WAVE_FORMAT_EXTENSIBLE (sox's 24-bit output, many editors' exports) is still a WAV, and so
         // is RF64; RIFX is SF_FORMAT_WAV with big-endian data.
-        let expected: [Int32] = switch l.container {
-        case .wav: [Int32(SF_FORMAT_WAV), Int32(SF_FORMAT_WAVEX), Int32(SF_FORMAT_RF64)]
-        case .aiff, .aifc: [Int32(SF_FORMAT_AIFF)]
-        case .caf: [Int32(SF_FORMAT_CAF)]
-        case .flac: [Int32(SF_FORMAT_FLAC)]
-        case .ogg: [Int32(SF_FORMAT_OGG)]
-        case .mp3: [Int32(SF_FORMAT_MPEG)]
-        }
+        let expected: [Int32] =
+            switch l.container {
+            case .wav: [Int32(SF_FORMAT_WAV), Int32(SF_FORMAT_WAVEX), Int32(SF_FORMAT_RF64)]
+            case .aiff, .aifc: [Int32(SF_FORMAT_AIFF)]
+            case .caf: [Int32(SF_FORMAT_CAF)]
+            case .flac: [Int32(SF_FORMAT_FLAC)]
+            case .ogg: [Int32(SF_FORMAT_OGG)]
+            case .mp3: [Int32(SF_FORMAT_MPEG)]
+            }
         guard expected.contains(major) else { throw .corrupt(name, detail: "libsndfile reads it as another container") }
-        guard SoundDecoder.formatName(container: l.container, subtype: info.format & Int32(SF_FORMAT_SUBMASK)) != nil else {
-            throw .unsupported(name, detail: "\(SoundDecoder.headerFormatName(l)) in \(l.container.rawValue) is not supported (not a data format we play)")
+        guard SoundDecoder.formatName(container: l.container, subtype: info.format & Int32(SF_FORMAT_SUBMASK)) != nil
+        else {
+            throw .unsupported(
+                name,
+                detail:
+                    "\(SoundDecoder.headerFormatName(l)) in \(l.container.rawValue) is not supported (not a data format we play)"
+            )
         }
     }
 

@@ -23,7 +23,8 @@ final class SndfileView {
     func read(into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
         let bytes = file.read(at: position, count: count)
         bytes.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
-        let start = position, end = position + bytes.count
+        let start = position
+        let end = position + bytes.count
         for p in patches where p.offset < end && p.offset + p.bytes.count > start {
             for (i, b) in p.bytes.enumerated() where p.offset + i >= start && p.offset + i < end {
                 buffer.storeBytes(of: b, toByteOffset: p.offset + i - start, as: UInt8.self)
@@ -35,7 +36,9 @@ final class SndfileView {
 
     /// The new position, or -1 when it would be negative. The corresponding C function is `lseek`.
     func seek(_ offset: Int, whence: Int32) -> Int {
-        guard let target = Self.seekTarget(offset, whence: whence, position: position, length: file.size) else { return -1 }
+        guard let target = Self.seekTarget(offset, whence: whence, position: position, length: file.size) else {
+            return -1
+        }
         position = target
         return position
     }

@@ -26,8 +26,9 @@ public enum SoundDecoder {
         do throws(SoundProblem) {
             let file = try SoundFile(path: path, name: name)
             let layout = try ContainerScanner.scan(file, name: name)
-            out.format = SoundFormat(container: layout.container, format: headerFormatName(layout),
-                                     channels: layout.channels, sampleRate: layout.sampleRate)
+            out.format = SoundFormat(
+                container: layout.container, format: headerFormatName(layout),
+                channels: layout.channels, sampleRate: layout.sampleRate)
             try Codecs.check(layout, name: name)
             var clip: AudioClip
             if layout.container == .caf && layout.cafFormatID == "ima4" {
@@ -54,18 +55,28 @@ public enum SoundDecoder {
             throw .unsupported(name, detail: "it has \(channels) channels; only mono and stereo are played")
         }
         guard rate >= ClipLimits.minSampleRate, rate <= ClipLimits.maxSampleRate else {
-            throw .unsupported(name, detail: "its sample rate is \(rate) Hz; rates from \(ClipLimits.minSampleRate) to \(ClipLimits.maxSampleRate) Hz are played")
+            throw .unsupported(
+                name,
+                detail:
+                    "its sample rate is \(rate) Hz; rates from \(ClipLimits.minSampleRate) to \(ClipLimits.maxSampleRate) Hz are played"
+            )
         }
     }
 
     // MARK: CAF ima4, our own decoder
 
-    static func decodeCAFIMA4(_ file: SoundFile, _ l: ContainerLayout, name: String, into out: inout SoundInspection) throws(SoundProblem) -> AudioClip {
+    static func decodeCAFIMA4(
+        _ file: SoundFile, _ l: ContainerLayout, name: String, into out: inout SoundInspection
+    ) throws(SoundProblem) -> AudioClip {
         out.format = SoundFormat(container: .caf, format: "Apple IMA4", channels: l.channels, sampleRate: l.sampleRate)
         try checkShape(channels: l.channels, rate: l.sampleRate, name: name)
         let packetBytes = IMA4.bytesPerChannelBlock * l.channels
         guard l.cafFramesPerPacket == IMA4.framesPerPacket, l.cafBytesPerPacket == packetBytes else {
-            throw .corrupt(name, detail: "its 'desc' says \(l.cafBytesPerPacket) bytes and \(l.cafFramesPerPacket) frames per ima4 packet, not \(packetBytes) and 64")
+            throw .corrupt(
+                name,
+                detail:
+                    "its 'desc' says \(l.cafBytesPerPacket) bytes and \(l.cafFramesPerPacket) frames per ima4 packet, not \(packetBytes) and 64"
+            )
         }
         let packets = l.dataSize / packetBytes
         if l.dataSize % packetBytes != 0 {
@@ -90,7 +101,9 @@ public enum SoundDecoder {
         // realFrames <= limit, so this read is bounded by 30 s of packets.
         let needPackets = (priming + realFrames + IMA4.framesPerPacket - 1) / IMA4.framesPerPacket
         let bytes = file.read(at: l.dataOffset, count: needPackets * packetBytes)
-        guard bytes.count == needPackets * packetBytes else { throw .truncated(name, detail: "the file ends inside its audio") }
+        guard bytes.count == needPackets * packetBytes else {
+            throw .truncated(name, detail: "the file ends inside its audio")
+        }
         let pcm = IMA4.decode(bytes, channels: l.channels, maxPackets: needPackets)
         let start = priming * l.channels
         let samples = pcm[start..<(start + realFrames * l.channels)].map { Float($0) / 32768 }
@@ -104,12 +117,17 @@ public enum SoundDecoder {
         let s = Int(subtype)
         switch container {
         case .flac:
-            return [Int(SF_FORMAT_PCM_S8): "FLAC 8-bit", Int(SF_FORMAT_PCM_16): "FLAC 16-bit", Int(SF_FORMAT_PCM_24): "FLAC 24-bit"][s]
+            return [
+                Int(SF_FORMAT_PCM_S8): "FLAC 8-bit", Int(SF_FORMAT_PCM_16): "FLAC 16-bit",
+                Int(SF_FORMAT_PCM_24): "FLAC 24-bit",
+            ][s]
         case .ogg:
             return [Int(SF_FORMAT_VORBIS): "Vorbis", Int(SF_FORMAT_OPUS): "Opus"][s]
         case .mp3:
-            return [Int(SF_FORMAT_MPEG_LAYER_I): "MPEG Layer I", Int(SF_FORMAT_MPEG_LAYER_II): "MPEG Layer II",
-                    Int(SF_FORMAT_MPEG_LAYER_III): "MPEG Layer III"][s]
+            return [
+                Int(SF_FORMAT_MPEG_LAYER_I): "MPEG Layer I", Int(SF_FORMAT_MPEG_LAYER_II): "MPEG Layer II",
+                Int(SF_FORMAT_MPEG_LAYER_III): "MPEG Layer III",
+            ][s]
         case .wav, .aiff, .aifc, .caf:
             break
         }
@@ -121,12 +139,20 @@ public enum SoundDecoder {
         if let n = common[s] { return n }
         switch container {
         case .wav:
-            return [Int(SF_FORMAT_PCM_U8): "PCM u8", Int(SF_FORMAT_IMA_ADPCM): "IMA ADPCM", Int(SF_FORMAT_MS_ADPCM): "MS ADPCM"][s]
+            return [
+                Int(SF_FORMAT_PCM_U8): "PCM u8", Int(SF_FORMAT_IMA_ADPCM): "IMA ADPCM",
+                Int(SF_FORMAT_MS_ADPCM): "MS ADPCM",
+            ][s]
         case .aiff, .aifc:
-            return [Int(SF_FORMAT_PCM_S8): "PCM s8", Int(SF_FORMAT_PCM_U8): "PCM u8", Int(SF_FORMAT_IMA_ADPCM): "Apple IMA4"][s]
+            return [
+                Int(SF_FORMAT_PCM_S8): "PCM s8", Int(SF_FORMAT_PCM_U8): "PCM u8",
+                Int(SF_FORMAT_IMA_ADPCM): "Apple IMA4",
+            ][s]
         case .caf:
-            return [Int(SF_FORMAT_PCM_S8): "PCM s8", Int(SF_FORMAT_ALAC_16): "ALAC 16", Int(SF_FORMAT_ALAC_20): "ALAC 20",
-                    Int(SF_FORMAT_ALAC_24): "ALAC 24", Int(SF_FORMAT_ALAC_32): "ALAC 32"][s]
+            return [
+                Int(SF_FORMAT_PCM_S8): "PCM s8", Int(SF_FORMAT_ALAC_16): "ALAC 16", Int(SF_FORMAT_ALAC_20): "ALAC 20",
+                Int(SF_FORMAT_ALAC_24): "ALAC 24", Int(SF_FORMAT_ALAC_32): "ALAC 32",
+            ][s]
         case .flac, .ogg, .mp3:
             return nil
         }
@@ -142,7 +168,8 @@ public enum SoundDecoder {
         switch l.container {
         case .wav:
             let tag = "0x\(Self.hex4(Int(l.wavFormatTag)))"
-            return Codecs.wavNames[l.wavFormatTag].map { "\($0) (\(tag))" } ?? "WAV format tag \(tag), \(l.wavBitsPerSample)-bit"
+            return Codecs.wavNames[l.wavFormatTag].map { "\($0) (\(tag))" }
+                ?? "WAV format tag \(tag), \(l.wavBitsPerSample)-bit"
         case .aiff: return "PCM \(l.aiffBits)-bit"
         case .aifc: return Codecs.describe(l.aiffCompression)
         case .caf: return Codecs.describe(l.cafFormatID)
@@ -161,7 +188,9 @@ public enum SoundDecoder {
     /// 30 s is refused with the walked length, before anything is decoded; a file that libsndfile
     /// would stop reading early (variable bit rate and no Xing/VBRI header) is refused, not played
     /// in part.
-    static func checkMPEGLength(_ m: MPEGStream, sndfileFrames: Int, rate: Int, name: String, into out: inout SoundInspection) throws(SoundProblem) {
+    static func checkMPEGLength(
+        _ m: MPEGStream, sndfileFrames: Int, rate: Int, name: String, into out: inout SoundInspection
+    ) throws(SoundProblem) {
         let frames = m.pcmFrames
         if frames > ClipLimits.maxFrames(rate: rate) {
             let seconds = Double(frames) / Double(rate)
@@ -176,16 +205,27 @@ public enum SoundDecoder {
 
     /// The refusal for an MP3 that libsndfile would stop reading before its end.
     static func mpegReadsShort(_ m: MPEGStream, sndfileFrames: Int, rate: Int, name: String) -> SoundProblem {
-        let have = Text.fixed(Double(sndfileFrames) / Double(rate), 1), real = Text.fixed(Double(m.pcmFrames) / Double(rate), 1)
-        return .unsupported(name, detail: "a variable-bit-rate MP3 without a length header (Xing or VBRI): libsndfile would stop after \(have) s of its \(real) s; re-encode it, e.g. 'ffmpeg -i IN -c:a libmp3lame -q:a 2 OUT.mp3' (ffmpeg writes the header)")
+        let have = Text.fixed(Double(sndfileFrames) / Double(rate), 1)
+        let real = Text.fixed(Double(m.pcmFrames) / Double(rate), 1)
+        return .unsupported(
+            name,
+            detail:
+                "a variable-bit-rate MP3 without a length header (Xing or VBRI): libsndfile would stop after \(have) s of its \(real) s; re-encode it, e.g. 'ffmpeg -i IN -c:a libmp3lame -q:a 2 OUT.mp3' (ffmpeg writes the header)"
+        )
     }
 
-    static func decodeWithSndfile(_ file: SoundFile, _ l: ContainerLayout, name: String, into out: inout SoundInspection) throws(SoundProblem) -> AudioClip {
+    static func decodeWithSndfile(
+        _ file: SoundFile, _ l: ContainerLayout, name: String, into out: inout SoundInspection
+    ) throws(SoundProblem) -> AudioClip {
         var shown: SoundFormat?
         defer { if let shown { out.format = shown } }
         let reader = try SndfileReader.open(file, l, name: name) { shown = $0 }
-        let channels = reader.channels, rate = reader.rate, info = reader.info
-        if let mpeg = l.mpeg { try checkMPEGLength(mpeg, sndfileFrames: Int(clamping: info.frames), rate: rate, name: name, into: &out) }
+        let channels = reader.channels
+        let rate = reader.rate
+        let info = reader.info
+        if let mpeg = l.mpeg {
+            try checkMPEGLength(mpeg, sndfileFrames: Int(clamping: info.frames), rate: rate, name: name, into: &out)
+        }
         let realCap = reader.realFrames
         let limit = ClipLimits.maxFrames(rate: rate)
         var samples: [Float] = []

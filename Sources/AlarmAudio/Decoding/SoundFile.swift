@@ -76,7 +76,8 @@ struct Bytes {
         return le ? b : b.reversed()
     }
     func fourCC(_ i: Int) -> String {
-        String(decoding: (0..<4).map { u8(i + $0) }.map { $0 >= 32 && $0 < 127 ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+        String(
+            decoding: (0..<4).map { u8(i + $0) }.map { $0 >= 32 && $0 < 127 ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
     }
     /// An 80-bit IEEE extended float (AIFF sample rate).
     func extended80(_ i: Int) -> Double {

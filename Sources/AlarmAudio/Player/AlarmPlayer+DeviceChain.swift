@@ -60,19 +60,23 @@ extension AlarmPlayer {
         case failed(AlsaError)
     }
 
-    func ring(_ clip: AudioClip, loudness: Loudness, loop: Bool, maxDuration: Double?, retryForever: Bool,
-                      startAt: (instant: Date, window: TimeInterval)?,
-                      onFirstFrame: (@Sendable (PlaybackStarted) -> Void)?, lastError: inout AlsaError?,
-                      onFailure: (@Sendable (String) -> Void)? = nil) -> PlaybackSummary {
+    func ring(
+        _ clip: AudioClip, loudness: Loudness, loop: Bool, maxDuration: Double?, retryForever: Bool,
+        startAt: (instant: Date, window: TimeInterval)?,
+        onFirstFrame: (@Sendable (PlaybackStarted) -> Void)?, lastError: inout AlsaError?,
+        onFailure: (@Sendable (String) -> Void)? = nil
+    ) -> PlaybackSummary {
         let setup = locked {
             let stall = max(_stall, 4 * Double(_latency) / 1e6)
-            return Setup(latency: _latency, pause: _pause, retry: _retry,
-                         stallLimit: .seconds(stall), openLimit: .seconds(max(_open, stall)),
-                         maxDuration: maxDuration, loop: loop, startAt: startAt)
+            return Setup(
+                latency: _latency, pause: _pause, retry: _retry,
+                stallLimit: .seconds(stall), openLimit: .seconds(max(_open, stall)),
+                maxDuration: maxDuration, loop: loop, startAt: startAt)
         }
-        var timeline = Timeline(clip: clip, loudness: loudness, loop: loop,
-                                pauseFrames: Int(setup.pause * Double(clip.sampleRate)),
-                                endFrame: maxDuration.map { Int($0 * Double(clip.sampleRate)) })
+        var timeline = Timeline(
+            clip: clip, loudness: loudness, loop: loop,
+            pauseFrames: Int(setup.pause * Double(clip.sampleRate)),
+            endFrame: maxDuration.map { Int($0 * Double(clip.sampleRate)) })
         var result = PlaybackSummary(device: nil, framesWritten: 0, stoppedByCaller: false)
         var firstFrame = onFirstFrame
         var failureReported = false
@@ -118,18 +122,25 @@ extension AlarmPlayer {
                     lastError = error
                 }
             }
-            if !retryForever { result.device = nil; return result }
+            if !retryForever {
+                result.device = nil
+                return result
+            }
             // A pre-rolled ring whose devices all failed before its instant: the ring proper starts
             // at the instant, with a new pass; failures are reported from then on.
             if setup.startAt != nil && !locked({ goRequested }) {
-                if !waitForStart(setup.startAt) { result.stoppedByCaller = true; return result }
+                if !waitForStart(setup.startAt) {
+                    result.stoppedByCaller = true
+                    return result
+                }
                 continue
             }
             // Every device of the chain failed in this pass (also after frames were heard: a card
             // unplugged or a sound server that stopped reading mid-ring): said once per ring.
             if !failureReported, let onFailure {
                 failureReported = true
-                onFailure(lastError.map { "\($0)" } ?? "no ALSA device could be opened (\(devices.joined(separator: ", ")))")
+                onFailure(
+                    lastError.map { "\($0)" } ?? "no ALSA device could be opened (\(devices.joined(separator: ", ")))")
             }
             // No device would play: wait, then go round the list again, unless told to stop.
             lock.lock()
@@ -137,7 +148,10 @@ extension AlarmPlayer {
             while !stopRequested && lock.wait(until: deadline) {}
             let stop = stopRequested
             lock.unlock()
-            if stop { result.stoppedByCaller = true; return result }
+            if stop {
+                result.stoppedByCaller = true
+                return result
+            }
         }
     }
 
@@ -146,7 +160,10 @@ extension AlarmPlayer {
     private func watch(_ run: DeviceRun, _ setup: Setup) -> FeedEnd {
         lock.lock()
         while true {
-            if let end = run.end { lock.unlock(); return end }
+            if let end = run.end {
+                lock.unlock()
+                return end
+            }
             if let call = run.call,
                 case let limit = call.operation == "snd_pcm_open" ? setup.openLimit : setup.stallLimit,
                 ContinuousClock.now - call.since > limit
@@ -176,7 +193,9 @@ extension AlarmPlayer {
             if released { run.released = true }
             lock.unlock()
             if released { HungDevices.remove(run.name) }
-            if released { log("alarm: ALSA device '\(run.name)': \(operation) returned at last; the device is tried again") }
+            if released {
+                log("alarm: ALSA device '\(run.name)': \(operation) returned at last; the device is tried again")
+            }
         }
         return try body()
     }

@@ -11,7 +11,9 @@ extension AlarmPlayer {
 
     /// Opens the device (or the default tone on it), waits for a pre-rolled ring's instant, feeds
     /// it, drops or drains it, and closes it.
-    func play(_ run: DeviceRun, _ setup: Setup, maySubstitute: Bool, onFirstFrame: (@Sendable (PlaybackStarted) -> Void)?) {
+    func play(
+        _ run: DeviceRun, _ setup: Setup, maySubstitute: Bool, onFirstFrame: (@Sendable (PlaybackStarted) -> Void)?
+    ) {
         var timeline = locked { run.timeline }
         let end: FeedEnd
         do throws(AlsaError) {
@@ -46,11 +48,14 @@ extension AlarmPlayer {
     /// Opens `run`'s device for the clip; one that refuses the clip's rate or channels (a `hw:`
     /// PCM without conversion) is opened for the default tone instead, once per ring, and
     /// `timeline` moves onto the tone (what is left of `maxDuration` still bounds it).
-    private func open(_ run: DeviceRun, _ timeline: inout Timeline, _ setup: Setup, maySubstitute: Bool) throws(AlsaError) -> AlsaPCM {
+    private func open(
+        _ run: DeviceRun, _ timeline: inout Timeline, _ setup: Setup, maySubstitute: Bool
+    ) throws(AlsaError) -> AlsaPCM {
         let clip = timeline.clip
         do throws(AlsaError) {
             let pcm = try inCall(run, "snd_pcm_open") { () throws(AlsaError) -> AlsaPCM in
-                try AlsaPCM(name: run.name, channels: clip.channels, rate: clip.sampleRate, latencyMicros: setup.latency)
+                try AlsaPCM(
+                    name: run.name, channels: clip.channels, rate: clip.sampleRate, latencyMicros: setup.latency)
             }
             locked { run.opened = true }
             return pcm
@@ -58,17 +63,23 @@ extension AlarmPlayer {
             let tone = DefaultTone.clip()
             guard maySubstitute, error.refusedParameters, !stopping(run),
                 clip.channels != tone.channels || clip.sampleRate != tone.sampleRate,
-                let pcm = try? inCall(run, "snd_pcm_open", { () throws(AlsaError) -> AlsaPCM in
-                    try AlsaPCM(name: run.name, channels: tone.channels, rate: tone.sampleRate, latencyMicros: setup.latency)
-                })
+                let pcm = try? inCall(
+                    run, "snd_pcm_open",
+                    { () throws(AlsaError) -> AlsaPCM in
+                        try AlsaPCM(
+                            name: run.name, channels: tone.channels, rate: tone.sampleRate, latencyMicros: setup.latency
+                        )
+                    })
             else { throw error }
             log("alarm: \(error)")
-            let substitution = "ALSA device '\(run.name)' cannot play the sound as it is (\(clip.channels) ch, \(clip.sampleRate) Hz: \(error.text))"
+            let substitution =
+                "ALSA device '\(run.name)' cannot play the sound as it is (\(clip.channels) ch, \(clip.sampleRate) Hz: \(error.text))"
             log("alarm: \(substitution); playing the default tone instead")
             let elapsed = Double(timeline.position) / Double(clip.sampleRate)
-            timeline = Timeline(clip: tone, loudness: timeline.loudness, loop: timeline.loop,
-                                pauseFrames: Int(setup.pause * Double(tone.sampleRate)),
-                                endFrame: setup.maxDuration.map { Int(max(0, $0 - elapsed) * Double(tone.sampleRate)) })
+            timeline = Timeline(
+                clip: tone, loudness: timeline.loudness, loop: timeline.loop,
+                pauseFrames: Int(setup.pause * Double(tone.sampleRate)),
+                endFrame: setup.maxDuration.map { Int(max(0, $0 - elapsed) * Double(tone.sampleRate)) })
             locked {
                 run.opened = true
                 run.substitution = substitution
@@ -88,7 +99,10 @@ extension AlarmPlayer {
         while !stop() && !goRequested {
             let late = Date().timeIntervalSince(startAt.instant)
             if late >= 0 {
-                if late <= startAt.window { goRequested = true; break }
+                if late <= startAt.window {
+                    goRequested = true
+                    break
+                }
                 lock.wait()
             } else if late < -0.003 {
                 // At most 0.5 s at a time on the monotonic clock: a wall clock set meanwhile
@@ -108,18 +122,23 @@ extension AlarmPlayer {
     /// Writes the timeline into `pcm` in period-sized pieces, waiting (≤ 20 ms at a time) for room,
     /// so a stop request is seen within one wait. A device that takes no frame for `stallLimit`
     /// has stalled: it fails.
-    private func feed(_ pcm: AlsaPCM, _ run: DeviceRun, _ timeline: inout Timeline, _ setup: Setup,
-                      _ onFirstFrame: (@Sendable (PlaybackStarted) -> Void)?) -> FeedEnd {
+    private func feed(
+        _ pcm: AlsaPCM, _ run: DeviceRun, _ timeline: inout Timeline, _ setup: Setup,
+        _ onFirstFrame: (@Sendable (PlaybackStarted) -> Void)?
+    ) -> FeedEnd {
         let chunkFrames = max(64, pcm.rate / 100)  // 10 ms
         var buffer = [Int16](repeating: 0, count: chunkFrames * pcm.channels)
-        var pending = 0, offset = 0
+        var pending = 0
+        var offset = 0
         var lastTaken = ContinuousClock.now
         var firstFrame = onFirstFrame
         while true {
             if stopping(run) { return .stopped }
             if ContinuousClock.now - lastTaken > setup.stallLimit {
-                return .failed(AlsaError(device: pcm.name, operation: "snd_pcm_writei", code: -EAGAIN,
-                                         detail: "the device took no audio for \(setup.stallLimit.components.seconds) s (stalled)"))
+                return .failed(
+                    AlsaError(
+                        device: pcm.name, operation: "snd_pcm_writei", code: -EAGAIN,
+                        detail: "the device took no audio for \(setup.stallLimit.components.seconds) s (stalled)"))
             }
             if pending == 0 {
                 pending = timeline.render(into: &buffer, frames: chunkFrames)
@@ -137,12 +156,18 @@ extension AlarmPlayer {
                     guard !run.abandoned else { return false }
                     run.framesWritten += r
                     run.timeline = timeline
-                    if firstFrame != nil { run.firstFrameDelivered = true; return true }
+                    if firstFrame != nil {
+                        run.firstFrameDelivered = true
+                        return true
+                    }
                     return false
                 }
                 if deliver, let f = firstFrame {
                     firstFrame = nil
-                    f(PlaybackStarted(device: pcm.name, card: pcm.card, date: Date(), instant: .now, substitution: locked { run.substitution }))
+                    f(
+                        PlaybackStarted(
+                            device: pcm.name, card: pcm.card, date: Date(), instant: .now,
+                            substitution: locked { run.substitution }))
                 }
             } else if r == -Int(EAGAIN) || r == 0 {
                 let w = inCall(run, "snd_pcm_wait") { pcm.wait(milliseconds: 20) }

@@ -46,23 +46,38 @@ public final class AlarmPlayer: @unchecked Sendable {
     public let log: Log
     // Tuning, read when a ring starts (changes apply to the next ring).
     /// Buffer size asked of ALSA. Small so that a stop (drop) is heard within 100 ms.
-    public var latencyMicros: UInt32 { get { locked { _latency } } set { locked { _latency = newValue } } }
+    public var latencyMicros: UInt32 {
+        get { locked { _latency } }
+        set { locked { _latency = newValue } }
+    }
     /// Silence between two loops of the clip.
-    public var pauseSeconds: Double { get { locked { _pause } } set { locked { _pause = newValue } } }
+    public var pauseSeconds: Double {
+        get { locked { _pause } }
+        set { locked { _pause = newValue } }
+    }
     /// Wait between two rounds of the device list when none opens.
-    public var retrySeconds: Double { get { locked { _retry } } set { locked { _retry = newValue } } }
+    public var retrySeconds: Double {
+        get { locked { _retry } }
+        set { locked { _retry = newValue } }
+    }
     /// A device that takes no frame for this long while a ring feeds it has stalled (a sound
     /// server that stopped reading, a suspended sink): it is given up like a device that fails,
     /// so the next of the chain, a retry or the fallback takes over instead of a silent ring.
     /// The same limit applies to one call into alsa-lib that does not return (`snd_pcm_open`,
     /// `snd_pcm_drop` on a sound server that hangs): the device is given up, its call left behind,
     /// and skipped until that call returns. At least four buffers' worth of time (`latencyMicros`).
-    public var stallSeconds: Double { get { locked { _stall } } set { locked { _stall = newValue } } }
+    public var stallSeconds: Double {
+        get { locked { _stall } }
+        set { locked { _stall = newValue } }
+    }
     /// How long `snd_pcm_open` may take before the device is given up as hung (at least
     /// `stallSeconds`): longer than the other calls, as a sound server may take a few seconds to
     /// set up a stream (a Bluetooth sink), and a device given up while it opens is tried again
     /// only once the open returns.
-    public var openSeconds: Double { get { locked { _open } } set { locked { _open = newValue } } }
+    public var openSeconds: Double {
+        get { locked { _open } }
+        set { locked { _open = newValue } }
+    }
     // Internal, not private, from here to `goRequested`: the ring's and the devices' threads
     // (AlarmPlayer+DeviceChain.swift, AlarmPlayer+DeviceThread.swift) read them.
     var _latency: UInt32 = 50_000
@@ -79,8 +94,10 @@ public final class AlarmPlayer: @unchecked Sendable {
     private var summary = PlaybackSummary(device: nil, framesWritten: 0, stoppedByCaller: false)
 
     /// `device` is the configured PCM (`--device`, else `ALARM_DEVICE`, else `default`).
-    public init(device: String? = nil, log: Log? = nil,
-                environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(
+        device: String? = nil, log: Log? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         let configured = device ?? environment["ALARM_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
         self.devices = AlarmPlayer.fallbackList(configured: configured)
         self.log = log ?? { line in StandardError.write(line) }
@@ -119,14 +136,18 @@ public final class AlarmPlayer: @unchecked Sendable {
     /// handed to ALSA (nil: no limit). Calling `start` while ringing stops the old ring first.
     /// `onFailure` is called once per ring, with the last ALSA error, when a whole pass over the
     /// device list fails; the player keeps retrying until `stop()`.
-    public func start(_ clip: AudioClip, loudness: Loudness = Loudness(), maxDuration: Double? = nil,
-                      onFirstFrame: (@Sendable (PlaybackStarted) -> Void)? = nil,
-                      onFailure: (@Sendable (String) -> Void)? = nil) {
+    public func start(
+        _ clip: AudioClip, loudness: Loudness = Loudness(), maxDuration: Double? = nil,
+        onFirstFrame: (@Sendable (PlaybackStarted) -> Void)? = nil,
+        onFailure: (@Sendable (String) -> Void)? = nil
+    ) {
         begin(go: true)
         startThread(named: "alarm-player") { [self] in
             var ignored: AlsaError?
-            finish(ring(clip, loudness: loudness, loop: true, maxDuration: maxDuration, retryForever: true, startAt: nil,
-                        onFirstFrame: onFirstFrame, lastError: &ignored, onFailure: onFailure))
+            finish(
+                ring(
+                    clip, loudness: loudness, loop: true, maxDuration: maxDuration, retryForever: true, startAt: nil,
+                    onFirstFrame: onFirstFrame, lastError: &ignored, onFailure: onFailure))
         }
     }
 
@@ -136,15 +157,19 @@ public final class AlarmPlayer: @unchecked Sendable {
     /// and starts the sound by itself at `instant` on the wall clock. Woken more than `window`
     /// after the instant (the clock was set forward, the process was stopped), it waits for `go()`
     /// instead. `go()` starts it at once; `stop()` cancels it. Then it rings as `start` does.
-    public func preroll(_ clip: AudioClip, at instant: Date, window: TimeInterval = 1, loudness: Loudness = Loudness(),
-                        maxDuration: Double? = nil,
-                        onFirstFrame: (@Sendable (PlaybackStarted) -> Void)? = nil,
-                        onFailure: (@Sendable (String) -> Void)? = nil) {
+    public func preroll(
+        _ clip: AudioClip, at instant: Date, window: TimeInterval = 1, loudness: Loudness = Loudness(),
+        maxDuration: Double? = nil,
+        onFirstFrame: (@Sendable (PlaybackStarted) -> Void)? = nil,
+        onFailure: (@Sendable (String) -> Void)? = nil
+    ) {
         begin(go: false)
         startThread(named: "alarm-preroll") { [self] in
             var ignored: AlsaError?
-            finish(ring(clip, loudness: loudness, loop: true, maxDuration: maxDuration, retryForever: true,
-                        startAt: (instant, window), onFirstFrame: onFirstFrame, lastError: &ignored, onFailure: onFailure))
+            finish(
+                ring(
+                    clip, loudness: loudness, loop: true, maxDuration: maxDuration, retryForever: true,
+                    startAt: (instant, window), onFirstFrame: onFirstFrame, lastError: &ignored, onFailure: onFailure))
         }
     }
 
@@ -200,12 +225,18 @@ public final class AlarmPlayer: @unchecked Sendable {
     /// Plays `clip` once, the way an alarm would (same devices, fallback, volume, fade), and
     /// returns after it has been played out (drained). Throws the last device error when no
     /// device in the list would play.
-    public func playOnce(_ clip: AudioClip, loudness: Loudness = Loudness(),
-                         onFirstFrame: (@Sendable (PlaybackStarted) -> Void)? = nil) throws(AlsaError) -> PlaybackSummary {
-        lock.lock(); stopRequested = false; goRequested = true; lock.unlock()
+    public func playOnce(
+        _ clip: AudioClip, loudness: Loudness = Loudness(),
+        onFirstFrame: (@Sendable (PlaybackStarted) -> Void)? = nil
+    ) throws(AlsaError) -> PlaybackSummary {
+        lock.lock()
+        stopRequested = false
+        goRequested = true
+        lock.unlock()
         var lastError: AlsaError?
-        let s = ring(clip, loudness: loudness, loop: false, maxDuration: nil, retryForever: false, startAt: nil,
-                     onFirstFrame: onFirstFrame, lastError: &lastError)
+        let s = ring(
+            clip, loudness: loudness, loop: false, maxDuration: nil, retryForever: false, startAt: nil,
+            onFirstFrame: onFirstFrame, lastError: &lastError)
         if s.device == nil, let lastError { throw lastError }
         return s
     }

@@ -26,7 +26,9 @@ public enum DefaultTone {
                 let t = Double(i) / Double(sampleRate)
                 var env = 1.0
                 if i < edge { env = 0.5 - 0.5 * cos(Double.pi * Double(i) / Double(edge)) }
-                if i >= beepFrames - edge { env = 0.5 - 0.5 * cos(Double.pi * Double(beepFrames - 1 - i) / Double(edge)) }
+                if i >= beepFrames - edge {
+                    env = 0.5 - 0.5 * cos(Double.pi * Double(beepFrames - 1 - i) / Double(edge))
+                }
                 samples.append(amplitude * Float(env * sin(2 * Double.pi * frequency * t)))
             }
             samples.append(contentsOf: repeatElement(0, count: gapFrames))

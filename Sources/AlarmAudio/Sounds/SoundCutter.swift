@@ -64,7 +64,8 @@ public enum SoundCutter {
         if lower.hasSuffix(".flac") { return (name, .flac) }
         if lower.hasSuffix(".caf") { return (name, .caf) }
         for ext in [".wav", ".aif", ".aiff", ".aifc", ".ogg", ".oga", ".opus", ".mp3"] where lower.hasSuffix(ext) {
-            throw .name(name, why: "a clip is written as FLAC or CAF; end the name in .flac or .caf, or give no extension")
+            throw .name(
+                name, why: "a clip is written as FLAC or CAF; end the name in .flac or .caf, or give no extension")
         }
         return (name + ".flac", .flac)
     }
@@ -102,10 +103,15 @@ public enum SoundCutter {
 
     /// The first frame and the frame count of the stretch at `rate`.
     static func window(from: Double, length: Double, rate: Int) -> (Int, Int) {
-        (Int((from * Double(rate)).rounded()), min(Int((length * Double(rate)).rounded()), ClipLimits.maxFrames(rate: rate)))
+        (
+            Int((from * Double(rate)).rounded()),
+            min(Int((length * Double(rate)).rounded()), ClipLimits.maxFrames(rate: rate))
+        )
     }
 
-    static func cutWithSndfile(_ file: SoundFile, _ l: ContainerLayout, name: String, from: Double, length: Double) throws(SoundProblem) -> Piece {
+    static func cutWithSndfile(
+        _ file: SoundFile, _ l: ContainerLayout, name: String, from: Double, length: Double
+    ) throws(SoundProblem) -> Piece {
         let reader = try SndfileReader.open(file, l, name: name)
         let (start, count) = window(from: from, length: length, rate: reader.rate)
         let sndfileFrames = Int(clamping: reader.info.frames)
@@ -124,19 +130,27 @@ public enum SoundCutter {
 
     /// Apple IMA4 in CAF, our own decoder: its packets are independent, so only those of the
     /// stretch are read.
-    static func cutCAFIMA4(_ file: SoundFile, _ l: ContainerLayout, name: String, from: Double, length: Double) throws(SoundProblem) -> Piece {
+    static func cutCAFIMA4(
+        _ file: SoundFile, _ l: ContainerLayout, name: String, from: Double, length: Double
+    ) throws(SoundProblem) -> Piece {
         try SoundDecoder.checkShape(channels: l.channels, rate: l.sampleRate, name: name)
         let packetBytes = IMA4.bytesPerChannelBlock * l.channels
-        let total = min((l.dataSize / packetBytes) * IMA4.framesPerPacket - l.cafPrimingFrames, l.cafValidFrames ?? .max)
+        let total = min(
+            (l.dataSize / packetBytes) * IMA4.framesPerPacket - l.cafPrimingFrames, l.cafValidFrames ?? .max)
         let (start, wanted) = window(from: from, length: length, rate: l.sampleRate)
         guard start < total else {
-            return Piece(clip: AudioClip(samples: [], channels: l.channels, sampleRate: l.sampleRate), sourceEnd: Double(max(0, total)) / Double(l.sampleRate))
+            return Piece(
+                clip: AudioClip(samples: [], channels: l.channels, sampleRate: l.sampleRate),
+                sourceEnd: Double(max(0, total)) / Double(l.sampleRate))
         }
         let count = min(wanted, total - start)
         let first = l.cafPrimingFrames + start
-        let p0 = first / IMA4.framesPerPacket, p1 = (first + count + IMA4.framesPerPacket - 1) / IMA4.framesPerPacket
+        let p0 = first / IMA4.framesPerPacket
+        let p1 = (first + count + IMA4.framesPerPacket - 1) / IMA4.framesPerPacket
         let bytes = file.read(at: l.dataOffset + p0 * packetBytes, count: (p1 - p0) * packetBytes)
-        guard bytes.count == (p1 - p0) * packetBytes else { throw .truncated(name, detail: "the file ends inside its audio") }
+        guard bytes.count == (p1 - p0) * packetBytes else {
+            throw .truncated(name, detail: "the file ends inside its audio")
+        }
         let pcm = IMA4.decode(bytes, channels: l.channels, maxPackets: p1 - p0)
         let offset = (first - p0 * IMA4.framesPerPacket) * l.channels
         let samples = pcm[offset..<(offset + count * l.channels)].map { Float($0) / 32768 }
@@ -147,7 +161,8 @@ public enum SoundCutter {
     static func applyFades(_ clip: inout AudioClip) {
         let n = min(Int(fade * Double(clip.sampleRate)), clip.frameCount / 4)
         guard n > 0 else { return }
-        let frames = clip.frameCount, ch = clip.channels
+        let frames = clip.frameCount
+        let ch = clip.channels
         for i in 0..<n {
             let g = Float(0.5 - 0.5 * cos(Double.pi * Double(i) / Double(n)))
             for c in 0..<ch {
@@ -170,28 +185,38 @@ public enum SoundCutter {
             throw .write(output.rawValue, detail: "libsndfile: \(String(cString: sf_strerror(nil)))")
         }
         _ = sf_command(sf, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
-        let written = clip.samples.withUnsafeBufferPointer { sf_writef_float(sf, $0.baseAddress, sf_count_t(clip.frameCount)) }
+        let written = clip.samples.withUnsafeBufferPointer {
+            sf_writef_float(sf, $0.baseAddress, sf_count_t(clip.frameCount))
+        }
         let error = sf_error(sf) != 0 ? String(cString: sf_strerror(sf)) : nil
         sf_close(sf)
         guard written == clip.frameCount, error == nil else {
-            throw .write(output.rawValue, detail: "libsndfile: \(error ?? "wrote \(written) of \(clip.frameCount) frames")")
+            throw .write(
+                output.rawValue, detail: "libsndfile: \(error ?? "wrote \(written) of \(clip.frameCount) frames")")
         }
         // Read back: the bytes must decode to as many frames as were written.
         let check = MemoryFile(memory.bytes)
         var back = SF_INFO()
         guard let r = check.open(Int32(SFM_READ), &back) else {
-            throw .write(output.rawValue, detail: "the encoded clip does not read back (libsndfile: \(String(cString: sf_strerror(nil))))")
+            throw .write(
+                output.rawValue,
+                detail: "the encoded clip does not read back (libsndfile: \(String(cString: sf_strerror(nil))))")
         }
         sf_close(r)
-        guard back.frames == clip.frameCount, Int(back.channels) == clip.channels, Int(back.samplerate) == clip.sampleRate else {
-            throw .write(output.rawValue, detail: "the encoded clip reads back as \(back.frames) frames, not \(clip.frameCount)")
+        guard back.frames == clip.frameCount, Int(back.channels) == clip.channels,
+            Int(back.samplerate) == clip.sampleRate
+        else {
+            throw .write(
+                output.rawValue, detail: "the encoded clip reads back as \(back.frames) frames, not \(clip.frameCount)")
         }
         return memory.bytes
     }
 
     /// Writes `bytes` as `directory/fileName` atomically; refuses to replace an existing file
     /// unless `force`. The path written.
-    public static func write(_ bytes: [UInt8], directory: String, fileName: String, force: Bool) throws(Refusal) -> String {
+    public static func write(
+        _ bytes: [UInt8], directory: String, fileName: String, force: Bool
+    ) throws(Refusal) -> String {
         let path = directory + "/" + fileName
         do {
             try Directories.create(directory)
@@ -220,7 +245,9 @@ final class MemoryFile {
             get_filelen: { sf_count_t(MemoryFile.from($0).bytes.count) },
             seek: { offset, whence, me in
                 let m = MemoryFile.from(me)
-                guard let target = SndfileView.seekTarget(Int(offset), whence: whence, position: m.position, length: m.bytes.count)
+                guard
+                    let target = SndfileView.seekTarget(
+                        Int(offset), whence: whence, position: m.position, length: m.bytes.count)
                 else { return -1 }
                 m.position = target
                 return sf_count_t(m.position)
@@ -237,8 +264,12 @@ final class MemoryFile {
                 let m = MemoryFile.from(me)
                 guard let buffer, count > 0 else { return 0 }
                 let n = Int(count)
-                if m.position + n > m.bytes.count { m.bytes.append(contentsOf: repeatElement(0, count: m.position + n - m.bytes.count)) }
-                m.bytes.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: m.position).copyMemory(from: buffer, byteCount: n) }
+                if m.position + n > m.bytes.count {
+                    m.bytes.append(contentsOf: repeatElement(0, count: m.position + n - m.bytes.count))
+                }
+                m.bytes.withUnsafeMutableBytes {
+                    $0.baseAddress!.advanced(by: m.position).copyMemory(from: buffer, byteCount: n)
+                }
                 m.position += n
                 return sf_count_t(n)
             },

@@ -37,12 +37,14 @@ public struct SoundLibrary: Sendable {
     ///   ancestor holding both `Package.swift` and `Sounds/` gives `<repo>/Sounds`.
     /// Returns nil when neither exists. `executable` defaults to `/proc/self/exe`.
     public static func installedSoundsDirectory(executable: String? = nil) -> String? {
-        let exe = executable ?? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let exe =
+            executable ?? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments.first ?? ""
         let fm = FileManager.default
         var isDir = false
         var dir = URL(fileURLWithPath: exe).resolvingSymlinksInPath().deletingLastPathComponent()
-        let share = dir.deletingLastPathComponent().appendingPathComponent("share/alarm/sounds").standardizedFileURL.path
+        let share = dir.deletingLastPathComponent().appendingPathComponent("share/alarm/sounds").standardizedFileURL
+            .path
         if fm.fileExists(atPath: share, isDirectory: &isDir), isDir { return share }
         for _ in 0..<6 {
             let sounds = dir.appendingPathComponent("Sounds").path

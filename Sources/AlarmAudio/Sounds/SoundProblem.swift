@@ -54,7 +54,8 @@ public enum SoundProblem: Error, Equatable, Sendable, CustomStringConvertible {
         case .badName(let n, let why):
             "sound name '\(n)' is refused: \(why); give a file name only, e.g. 'rooster.caf'"
         case .notFound(let n, let searched):
-            "sound '\(n)' was not found in " + (searched.isEmpty ? "any sound directory" : searched.joined(separator: ", "))
+            "sound '\(n)' was not found in "
+                + (searched.isEmpty ? "any sound directory" : searched.joined(separator: ", "))
         case .outsideDirectory(let n, let resolved):
             "sound '\(n)' resolves to \(resolved), outside its sound directory; it is not opened"
         case .unreadable(let n, let detail):

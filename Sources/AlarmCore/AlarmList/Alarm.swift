@@ -152,10 +152,16 @@ public struct Alarm: Hashable, Sendable {
 
     /// Ids are what users type: letters, digits, `-`, `_`, `.`, 1...64 characters, not starting with `.`.
     public static func validate(id: String) throws {
-        let ok = !id.isEmpty && id.count <= 64 && !id.hasPrefix(".")
-            && id.unicodeScalars.allSatisfy { $0.isASCII && (("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
+        let ok =
+            !id.isEmpty && id.count <= 64 && !id.hasPrefix(".")
+            && id.unicodeScalars.allSatisfy {
+                $0.isASCII
+                    && (("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                        || "-_.".unicodeScalars.contains($0))
+            }
         if !ok {
-            throw AlarmError.invalid("alarm id '\(id)' must be 1-64 letters, digits, '-', '_' or '.', not starting with '.'")
+            throw AlarmError.invalid(
+                "alarm id '\(id)' must be 1-64 letters, digits, '-', '_' or '.', not starting with '.'")
         }
     }
 }
@@ -192,7 +198,8 @@ extension Alarm: Codable {
         let trigger: AlarmTrigger
         if let at = try c.decodeIfPresent(String.self, forKey: .at) {
             guard let date = RFC3339.parse(at) else {
-                throw DecodingError.dataCorruptedError(forKey: .at, in: c, debugDescription: "'\(at)' is not an RFC 3339 timestamp")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .at, in: c, debugDescription: "'\(at)' is not an RFC 3339 timestamp")
             }
             trigger = .instant(date)
         } else {
@@ -221,7 +228,9 @@ extension Alarm: Codable {
             created: try Self.decodeCreated(c))
         func text<T>(_ key: CodingKeys, _ parse: (String) throws(AlarmError) -> T) throws -> T? {
             guard let t = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
-            do { return try parse(t) } catch { throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "\(error)") }
+            do { return try parse(t) } catch {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "\(error)")
+            }
         }
         every = try text(.every, RepeatInterval.parse)
         from = try text(.from, ScheduleBound.parse)
@@ -260,7 +269,8 @@ extension Alarm: Codable {
     private static func decodeCreated(_ c: KeyedDecodingContainer<CodingKeys>) throws -> Date? {
         guard let text = try c.decodeIfPresent(String.self, forKey: .created) else { return nil }
         guard let date = RFC3339.parse(text) else {
-            throw DecodingError.dataCorruptedError(forKey: .created, in: c, debugDescription: "'\(text)' is not an RFC 3339 timestamp")
+            throw DecodingError.dataCorruptedError(
+                forKey: .created, in: c, debugDescription: "'\(text)' is not an RFC 3339 timestamp")
         }
         return date
     }

@@ -218,7 +218,8 @@ private struct Reader {
     mutating func element(_ index: Int) throws(JSONSyntaxError) -> Alarm? {
         guard s.peek == UInt8(ascii: "{") else {
             let raw = try value()
-            problem = AlarmListProblem(message: "expected an alarm (a JSON object), found \(raw.kind)", path: "[\(index)]")
+            problem = AlarmListProblem(
+                message: "expected an alarm (a JSON object), found \(raw.kind)", path: "[\(index)]")
             return nil
         }
         for k in slots.indices { slots[k] = nil }
@@ -261,12 +262,22 @@ private struct Reader {
         case UInt8(ascii: "\""):
             let d = try s.delimitString()
             return .string(range: d.range, simple: d.simple)
-        case UInt8(ascii: "t"): try s.literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try s.literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try s.literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try s.literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try s.literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try s.literal("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(s.delimitNumber())
-        case UInt8(ascii: "["): try s.skipValue(); return .array
-        case UInt8(ascii: "{"): try s.skipValue(); return .object
+        case UInt8(ascii: "["):
+            try s.skipValue()
+            return .array
+        case UInt8(ascii: "{"):
+            try s.skipValue()
+            return .object
         default: throw s.fail("expected a value, found \(s.found())")
         }
     }
@@ -291,7 +302,9 @@ private struct Reader {
         }
         func string(_ k: Key, _ raw: Raw) throws(AlarmListProblem) -> String {
             guard case .string(let range, let simple) = raw else { throw mismatch(k, "a string", raw) }
-            do throws(JSONSyntaxError) { return try s.string((range, simple)) } catch { throw located(error, path: path(k)) }
+            do throws(JSONSyntaxError) { return try s.string((range, simple)) } catch {
+                throw located(error, path: path(k))
+            }
         }
         func optionalString(_ k: Key) throws(AlarmListProblem) -> String? {
             guard let raw = optional(k) else { return nil }
@@ -363,7 +376,9 @@ private struct Reader {
             if let last = lastCreated, last.text == text {
                 created = last.date
             } else {
-                guard let date = RFC3339.parse(text) else { throw fail(.created, "'\(text)' is not an RFC 3339 timestamp") }
+                guard let date = RFC3339.parse(text) else {
+                    throw fail(.created, "'\(text)' is not an RFC 3339 timestamp")
+                }
                 created = date
                 lastCreated = (text, date)
             }
@@ -390,7 +405,8 @@ private struct Reader {
         }
         let whenIgnored = try text(.whenIgnored, WhenIgnored.parse)
         return Alarm(
-            id: id, trigger: trigger, label: label, sound: sound, once: once, snooze: snooze, ring: ring, volume: volume,
+            id: id, trigger: trigger, label: label, sound: sound, once: once, snooze: snooze, ring: ring,
+            volume: volume,
             fadeIn: fadeIn, skipNext: skipNext, created: created, every: every, from: from, until: until,
             skipHolidays: skipHolidays, pause: pausedUntil.map { .until($0) } ?? (paused ? .indefinitely : nil),
             volumeFrom: volumeFrom, maxSnoozes: maxSnoozes, whenIgnored: whenIgnored)

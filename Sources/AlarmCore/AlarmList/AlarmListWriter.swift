@@ -28,7 +28,9 @@ public enum AlarmListWriter {
         return out
     }
 
-    private static func object(_ a: Alarm, next: String??, hasNext: Bool, into out: inout [UInt8]) throws(NonFiniteNumber) {
+    private static func object(
+        _ a: Alarm, next: String??, hasNext: Bool, into out: inout [UInt8]
+    ) throws(NonFiniteNumber) {
         out.append(contentsOf: "  {\n".utf8)
         func key(_ k: StaticString) {
             out.append(contentsOf: "    \"".utf8)

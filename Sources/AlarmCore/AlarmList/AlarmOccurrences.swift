@@ -111,7 +111,8 @@ extension Alarm {
     /// holiday (with `skipHolidays`). A pause comes before a holiday.
     public func fate(of t: Date, systemZone: Zone, holidays: HolidayCalendar) -> OccurrenceFate {
         if isPaused(at: t, systemZone: systemZone) { return .paused }
-        if skipHolidays, !holidays.isEmpty, let name = holidays.holiday(at: t, in: displayZone(systemZone: systemZone)) {
+        if skipHolidays, !holidays.isEmpty, let name = holidays.holiday(at: t, in: displayZone(systemZone: systemZone))
+        {
             return .holiday(name)
         }
         return .rings
@@ -120,8 +121,12 @@ extension Alarm {
     /// The first occurrence strictly after `after` that rings: no pause and no holiday covers it.
     public func nextSounding(after: Date, systemZone: Zone, holidays: HolidayCalendar) -> Date? {
         // Most alarms: nothing decides, the first occurrence rings.
-        if pause == nil && !(skipHolidays && !holidays.isEmpty) { return nextRing(after: after, systemZone: systemZone) }
-        return nextSounding(after: after, systemZone: systemZone, holidays: holidays) { nextRing(after: $0, systemZone: systemZone) }
+        if pause == nil && !(skipHolidays && !holidays.isEmpty) {
+            return nextRing(after: after, systemZone: systemZone)
+        }
+        return nextSounding(after: after, systemZone: systemZone, holidays: holidays) {
+            nextRing(after: $0, systemZone: systemZone)
+        }
     }
 
     /// `nextSounding` with `next(x)` standing for `nextRing(after: x, ...)` (the engine's memo).
@@ -149,7 +154,8 @@ extension Alarm {
             case .holiday:
                 if firstHoliday == nil { firstHoliday = t }
                 let tz = displayZone(systemZone: systemZone)
-                let next = Self.instantSeconds(forLocal: (Self.localDay(t, tz) + 1) * 86400, in: tz, after: Zone.unix(t))
+                let next = Self.instantSeconds(
+                    forLocal: (Self.localDay(t, tz) + 1) * 86400, in: tz, after: Zone.unix(t))
                 cursor = max(t, Date(timeIntervalSince1970: TimeInterval(next - 1)))
             }
         }

@@ -54,7 +54,8 @@ public enum SnoozeLimit: Hashable, Sendable {
     public static func refusal(who: String, snoozes: Int, max: Int?) -> String? {
         guard let max, snoozes >= max else { return nil }
         let times = snoozes == 1 ? "once" : "\(snoozes) times"
-        return "snooze refused: \(who) has been snoozed \(times), its limit (max-snoozes \(max)); the alarm keeps ringing"
+        return
+            "snooze refused: \(who) has been snoozed \(times), its limit (max-snoozes \(max)); the alarm keeps ringing"
     }
 }
 

@@ -69,7 +69,10 @@ public enum RepeatInterval: Hashable, Sendable, CustomStringConvertible {
             if c >= 48 && c <= 57, digits < 12 {
                 n = n * 10 + Int64(c - 48)
                 digits += 1
-            } else if digits > 0, [UInt8(ascii: "w"), UInt8(ascii: "d"), UInt8(ascii: "h"), UInt8(ascii: "m"), UInt8(ascii: "s")].contains(c) {
+            } else if digits > 0,
+                [UInt8(ascii: "w"), UInt8(ascii: "d"), UInt8(ascii: "h"), UInt8(ascii: "m"), UInt8(ascii: "s")]
+                    .contains(c)
+            {
                 unit = c
             } else {
                 return nil
@@ -110,7 +113,8 @@ public enum RepeatInterval: Hashable, Sendable, CustomStringConvertible {
             }
             guard let value = Double(number), value.isFinite, let u = units[unit] else {
                 if !number.isEmpty && unit.isEmpty {
-                    throw AlarmError.invalid("invalid interval '\(text)': a number needs a unit (w, d, h, m or s); \(example)")
+                    throw AlarmError.invalid(
+                        "invalid interval '\(text)': a number needs a unit (w, d, h, m or s); \(example)")
                 }
                 throw AlarmError.invalid("invalid interval '\(text)': \(example)")
             }
@@ -124,7 +128,8 @@ public enum RepeatInterval: Hashable, Sendable, CustomStringConvertible {
         if calendarOnly {
             guard total.truncatingRemainder(dividingBy: 86400) == 0 else {
                 throw AlarmError.invalid(
-                    "invalid interval '\(text)': days and weeks count whole calendar days; for an exact interval write hours, e.g. 36h")
+                    "invalid interval '\(text)': days and weeks count whole calendar days; for an exact interval write hours, e.g. 36h"
+                )
             }
             let days = Int(total / 86400)
             return weeksOnly && days % 7 == 0 ? .weeks(days / 7) : .days(days)
@@ -151,7 +156,9 @@ public enum ScheduleBound: Hashable, Sendable, CustomStringConvertible {
     case instant(Date)
 
     /// The day of `c` (its time is ignored).
-    public static func day(_ c: CivilTime) -> ScheduleBound { .day(CivilTime.days(year: c.year, month: c.month, day: c.day) * 86400) }
+    public static func day(_ c: CivilTime) -> ScheduleBound {
+        .day(CivilTime.days(year: c.year, month: c.month, day: c.day) * 86400)
+    }
     /// The wall-clock time `c`.
     public static func local(_ c: CivilTime) -> ScheduleBound { .local(c.localSeconds) }
 
@@ -212,8 +219,12 @@ public enum ScheduleBound: Hashable, Sendable, CustomStringConvertible {
         guard let y = num(4), lit(45), let mo = num(2), lit(45), let d = num(2) else {
             throw AlarmError.invalid("'\(text)' is not a date: \(example)")
         }
-        guard CalendarExpression.yearRange.contains(y), (1...12).contains(mo), d >= 1, d <= CivilTime.daysIn(month: mo, year: y) else {
-            throw AlarmError.invalid("'\(text)' is not a date of the calendar (years \(CalendarExpression.yearRange.lowerBound)..\(CalendarExpression.yearRange.upperBound))")
+        guard CalendarExpression.yearRange.contains(y), (1...12).contains(mo), d >= 1,
+            d <= CivilTime.daysIn(month: mo, year: y)
+        else {
+            throw AlarmError.invalid(
+                "'\(text)' is not a date of the calendar (years \(CalendarExpression.yearRange.lowerBound)..\(CalendarExpression.yearRange.upperBound))"
+            )
         }
         if i == s.count { return .day(CivilTime(year: y, month: mo, day: d)) }
         guard lit(84) || lit(32), let h = num(2), lit(58), let mi = num(2) else {
@@ -252,7 +263,8 @@ public enum ScheduleBound: Hashable, Sendable, CustomStringConvertible {
     /// The instant the bound starts at in `zone`: midnight of a day, the wall time, the instant.
     public func start(in zone: Zone) -> Date {
         switch self {
-        case .day(let s), .local(let s): return Date(timeIntervalSince1970: TimeInterval(Alarm.instantSeconds(forLocal: s, in: zone)))
+        case .day(let s), .local(let s):
+            return Date(timeIntervalSince1970: TimeInterval(Alarm.instantSeconds(forLocal: s, in: zone)))
         case .instant(let t): return t
         }
     }
@@ -261,8 +273,12 @@ public enum ScheduleBound: Hashable, Sendable, CustomStringConvertible {
     /// included whole (up to the next midnight, excluded); a time or an instant is included.
     func end(in zone: Zone) -> (at: Date, inclusive: Bool) {
         switch self {
-        case .day(let s): return (Date(timeIntervalSince1970: TimeInterval(Alarm.instantSeconds(forLocal: s + 86400, in: zone))), false)
-        case .local(let s): return (Date(timeIntervalSince1970: TimeInterval(Alarm.instantSeconds(forLocal: s, in: zone))), true)
+        case .day(let s):
+            return (
+                Date(timeIntervalSince1970: TimeInterval(Alarm.instantSeconds(forLocal: s + 86400, in: zone))), false
+            )
+        case .local(let s):
+            return (Date(timeIntervalSince1970: TimeInterval(Alarm.instantSeconds(forLocal: s, in: zone))), true)
         case .instant(let t): return (t, true)
         }
     }

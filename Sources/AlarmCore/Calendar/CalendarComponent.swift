@@ -78,7 +78,9 @@ public struct CalendarComponent: Hashable, Sendable {
             if items.isEmpty { set = ValueSet(range) }
             for item in items {
                 if let stop = item.stop {
-                    for v in stride(from: item.start, through: min(stop, range.upperBound), by: max(item.step, 1)) { set.insert(v) }
+                    for v in stride(from: item.start, through: min(stop, range.upperBound), by: max(item.step, 1)) {
+                        set.insert(v)
+                    }
                 } else if item.step == 0 {
                     set.insert(item.start)
                 } else if fromEnd {
@@ -168,7 +170,8 @@ public struct CalendarComponent: Hashable, Sendable {
                 if item.start + item.step > stop { return "the \(name) range '\(text)' runs backwards" }
             } else if item.step > 0 {
                 if fromEnd && item.start - item.step < from {
-                    return "'~\(text)' never repeats: counted from the month's end, \(item.start) - \(item.step) is past the last day (1)"
+                    return
+                        "'~\(text)' never repeats: counted from the month's end, \(item.start) - \(item.step) is past the last day (1)"
                 }
                 if !fromEnd && item.start + item.step > to {
                     return "the \(name) repetition '\(text)' never repeats: \(item.start) + \(item.step) is past \(to)"

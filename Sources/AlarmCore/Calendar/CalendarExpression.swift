@@ -33,7 +33,8 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
 
     /// Components already normalised and valid (the parser's job).
     init(
-        weekdays: ValueSet = .all(0...6), years: CalendarComponent = .all(yearRange), months: CalendarComponent = .all(monthRange),
+        weekdays: ValueSet = .all(0...6), years: CalendarComponent = .all(yearRange),
+        months: CalendarComponent = .all(monthRange),
         days: CalendarComponent = .all(dayRange), endOfMonth: Bool = false, hours: CalendarComponent,
         minutes: CalendarComponent, seconds: CalendarComponent, zone: String? = nil
     ) {

@@ -44,21 +44,28 @@ public enum Durations {
     /// seconds (`70`, `70.5`); minutes and seconds after a colon are two digits under 60. Zero is
     /// the start.
     public static func position(_ text: String) throws -> TimeInterval {
-        let bad = AlarmError.invalid("invalid position '\(text)': write M:SS, H:MM:SS or seconds, e.g. 1:10, 0:01:10 or 70")
+        let bad = AlarmError.invalid(
+            "invalid position '\(text)': write M:SS, H:MM:SS or seconds, e.g. 1:10, 0:01:10 or 70")
         let s = String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
         let parts = s.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard !s.isEmpty, parts.count <= 3 else { throw bad }
         if parts.count == 1 {
-            guard s.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let v = Double(s), v.isFinite else { throw bad }
+            guard s.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let v = Double(s), v.isFinite else {
+                throw bad
+            }
             return v
         }
         // The last part may have a fraction (1:10.5); the others are whole numbers.
         var total: Double = 0
         for (i, part) in parts.enumerated() {
             let last = i == parts.count - 1
-            guard !part.isEmpty, part.allSatisfy({ $0.isASCII && ($0.isNumber || (last && $0 == ".")) }), let v = Double(part) else { throw bad }
+            guard !part.isEmpty, part.allSatisfy({ $0.isASCII && ($0.isNumber || (last && $0 == ".")) }),
+                let v = Double(part)
+            else { throw bad }
             if i > 0 {
-                guard part.split(separator: ".", omittingEmptySubsequences: false)[0].count == 2, v < 60 else { throw bad }
+                guard part.split(separator: ".", omittingEmptySubsequences: false)[0].count == 2, v < 60 else {
+                    throw bad
+                }
             }
             total = total * 60 + v
         }
@@ -82,7 +89,9 @@ public enum Durations {
         let s = max(0, Int(seconds.rounded(.up)))
         if s < 60 { return "\(s) s" }
         let m = (s + 59) / 60
-        let d = m / 1440, h = m % 1440 / 60, mm = m % 60
+        let d = m / 1440
+        let h = m % 1440 / 60
+        let mm = m % 60
         var parts: [String] = []
         if d > 0 { parts.append("\(d) d") }
         if h > 0 { parts.append("\(h) h") }

@@ -61,7 +61,8 @@ extension ExpressionParser {
         return CalendarComponent(items: items, range: range, fromEnd: field == .dayFromEnd)
     }
 
-    private func item(_ text: Substring, _ field: Field, whole: Substring, column: Int) throws -> CalendarComponent.Item {
+    private func item(_ text: Substring, _ field: Field, whole: Substring, column: Int) throws -> CalendarComponent.Item
+    {
         let name = field.name
         guard !text.isEmpty else { throw fail("an empty item in the \(name) list '\(whole)'", column) }
         if text == "*" {
@@ -90,7 +91,10 @@ extension ExpressionParser {
             let hi = try number(body[r.upperBound...], field, column: column)
             // systemd refuses a second range without a step that holds one value or none.
             if field == .second && step == 0 && lo >= hi {
-                throw fail(lo > hi ? "the second range '\(body)' runs backwards" : "the second range '\(body)' holds one second: write \(lo)", column)
+                throw fail(
+                    lo > hi
+                        ? "the second range '\(body)' runs backwards"
+                        : "the second range '\(body)' holds one second: write \(lo)", column)
             }
             return .init(start: lo, stop: hi, step: step == 0 ? 1 : step)
         }
@@ -99,8 +103,11 @@ extension ExpressionParser {
 
     private func number(_ s: Substring, _ field: Field, column: Int) throws -> Int {
         guard let v = Self.plainNumber(s, limit: Int(Int32.max)) else {
-            if let first = s.utf8.first, first >= 0x30 && first <= 0x39, s.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
-                throw fail("the \(field.name) \(s) is out of range \(field.range.lowerBound)..\(field.range.upperBound)", column)
+            if let first = s.utf8.first, first >= 0x30 && first <= 0x39, s.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+            {
+                throw fail(
+                    "the \(field.name) \(s) is out of range \(field.range.lowerBound)..\(field.range.upperBound)",
+                    column)
             }
             throw fail("the \(field.name) '\(s)' is not a number", column)
         }

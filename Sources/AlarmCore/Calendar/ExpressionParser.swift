@@ -82,7 +82,9 @@ struct ExpressionParser {
                 case "\0": return (column, "a NUL byte")
                 default:
                     let hex = String(scalar.value, radix: 16, uppercase: true)
-                    return (column, "a control character (U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex))")
+                    return (
+                        column, "a control character (U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex))"
+                    )
                 }
             }
             column += 1
@@ -107,8 +109,10 @@ struct ExpressionParser {
 
         static let allWeekdays = ValueSet.all(CalendarExpression.weekdayRange)
         static let all = (
-            years: CalendarComponent.all(CalendarExpression.yearRange), months: CalendarComponent.all(CalendarExpression.monthRange),
-            days: CalendarComponent.all(CalendarExpression.dayRange), hours: CalendarComponent.all(CalendarExpression.hourRange),
+            years: CalendarComponent.all(CalendarExpression.yearRange),
+            months: CalendarComponent.all(CalendarExpression.monthRange),
+            days: CalendarComponent.all(CalendarExpression.dayRange),
+            hours: CalendarComponent.all(CalendarExpression.hourRange),
             minutes: CalendarComponent.all(CalendarExpression.minuteRange)
         )
 
@@ -189,7 +193,9 @@ struct ExpressionParser {
                 let next = tokens[i]
                 // Our extension: `daily 06:45` is 06:45 every day.
                 guard firstLower == "daily" else {
-                    throw fail("'\(first.text)' stands alone (it is '\(Self.normalForm(p))'); only a zone may follow it", next.column)
+                    throw fail(
+                        "'\(first.text)' stands alone (it is '\(Self.normalForm(p))'); only a zone may follow it",
+                        next.column)
                 }
                 guard Self.kind(next.text) == .time else {
                     throw fail("'\(first.text)' takes a time only, not a date", next.column)
@@ -220,8 +226,11 @@ struct ExpressionParser {
             if i < tokens.count && Self.kind(tokens[i].text) != .name {
                 let t = tokens[i]
                 if timed { throw fail("unexpected '\(t.text)' after the time", t.column) }
-                if dated { throw fail("expected a time HOUR:MINUTE[:SECOND] after the date, found '\(t.text)'", t.column) }
-                throw fail("expected a date [YEAR-]MONTH-DAY or a time HOUR:MINUTE[:SECOND] here, found '\(t.text)'", t.column)
+                if dated {
+                    throw fail("expected a time HOUR:MINUTE[:SECOND] after the date, found '\(t.text)'", t.column)
+                }
+                throw fail(
+                    "expected a date [YEAR-]MONTH-DAY or a time HOUR:MINUTE[:SECOND] here, found '\(t.text)'", t.column)
             }
             if !timed { parts.midnight() }
         }
@@ -233,7 +242,9 @@ struct ExpressionParser {
                 zone = try Zones.canonicalName(String(z.text))
             } catch {
                 if let shortcut, i == 1 {
-                    throw fail("'\(first.text)' stands alone (it is '\(Self.normalForm(shortcut))'); only a zone may follow it, and '\(z.text)' is none", z.column)
+                    throw fail(
+                        "'\(first.text)' stands alone (it is '\(Self.normalForm(shortcut))'); only a zone may follow it, and '\(z.text)' is none",
+                        z.column)
                 }
                 if Self.weekdayNames[z.text.lowercased()] != nil {
                     throw fail("weekdays are one word, without blanks: e.g. 'Mon,Wed' or 'Mon..Fri'", z.column)
@@ -247,7 +258,8 @@ struct ExpressionParser {
         }
 
         let expr = CalendarExpression(
-            weekdays: parts.weekdays, years: parts.years, months: parts.months, days: parts.days, endOfMonth: parts.endOfMonth,
+            weekdays: parts.weekdays, years: parts.years, months: parts.months, days: parts.days,
+            endOfMonth: parts.endOfMonth,
             hours: parts.hours, minutes: parts.minutes, seconds: parts.seconds, zone: zone)
         if let why = Schedule.whyNeverMatches(expr) { throw fail(why) }
         return expr
@@ -255,7 +267,8 @@ struct ExpressionParser {
 
     private static func normalForm(_ p: Parts) -> String {
         CalendarExpression(
-            weekdays: p.weekdays, years: p.years, months: p.months, days: p.days, endOfMonth: p.endOfMonth, hours: p.hours,
+            weekdays: p.weekdays, years: p.years, months: p.months, days: p.days, endOfMonth: p.endOfMonth,
+            hours: p.hours,
             minutes: p.minutes, seconds: p.seconds
         ).print(withZone: false)
     }
@@ -318,7 +331,9 @@ struct ExpressionParser {
 
     // MARK: date and time
 
-    private func parseDate(_ token: Substring, column: Int) throws
+    private func parseDate(
+        _ token: Substring, column: Int
+    ) throws
         -> (CalendarComponent, CalendarComponent, CalendarComponent, Bool)
     {
         // The parts and the separator before each.
@@ -341,7 +356,8 @@ struct ExpressionParser {
         }
         parts.append((token[start...], separator, partColumn))
         guard parts.count == 2 || parts.count == 3 else {
-            throw fail("a date is [YEAR-]MONTH-DAY (or MONTH~DAY, counted from the month's end), found '\(token)'", column)
+            throw fail(
+                "a date is [YEAR-]MONTH-DAY (or MONTH~DAY, counted from the month's end), found '\(token)'", column)
         }
         let tilde = UInt8(ascii: "~")
         if parts.count == 3 && parts[1].separator == tilde {
@@ -359,7 +375,9 @@ struct ExpressionParser {
         return (years, months, days, endOfMonth && !days.isAll)
     }
 
-    private func parseTime(_ token: Substring, column: Int) throws -> (CalendarComponent, CalendarComponent, CalendarComponent) {
+    private func parseTime(
+        _ token: Substring, column: Int
+    ) throws -> (CalendarComponent, CalendarComponent, CalendarComponent) {
         let parts = token.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2 || parts.count == 3 else {
             throw fail("a time is HOUR:MINUTE[:SECOND], found '\(token)'", column)

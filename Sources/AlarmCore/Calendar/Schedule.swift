@@ -65,7 +65,9 @@ public enum Schedule {
         }
         // Each failed component moves the next larger one on and resets the smaller ones; a value
         // past its maximum (hour 24, day 32, month 13) fails in the next round and carries.
-        let (months, hours, minutes, seconds, weekdays) = (e.months.values, e.hours.values, e.minutes.values, e.seconds.values, e.weekdays)
+        let (months, hours, minutes, seconds, weekdays) = (
+            e.months.values, e.hours.values, e.minutes.values, e.seconds.values, e.weekdays
+        )
         let everyYear = e.years.isAll
         let days = e.endOfMonth ? nil : e.days.values  // else per month
         for _ in 0..<2_000_000 {
@@ -117,15 +119,20 @@ public enum Schedule {
         ]
         // Days counted from the month's end (at most 28) fall in every month.
         let firstDay = e.days.values.min ?? 32
-        let possible = e.endOfMonth || (1...12).contains { e.months.values.contains($0) && firstDay <= CivilTime.daysIn(month: $0, year: 2000) }
+        let possible =
+            e.endOfMonth
+            || (1...12).contains { e.months.values.contains($0) && firstDay <= CivilTime.daysIn(month: $0, year: 2000) }
         if !possible {
             let months = e.months.values.values.map { monthNames[$0 - 1] }.joined(separator: ", ")
             let days = e.days.values.values.map(String.init).joined(separator: ", ")
             return "this date never occurs: \(months) \(e.months.values.count == 1 ? "has" : "have") no day \(days)"
         }
         if nextCivil(e, atOrAfter: CivilTime(year: CalendarExpression.yearRange.lowerBound, month: 1, day: 1)) == nil {
-            let weekdays = e.weekdays.isAll(CalendarExpression.weekdayRange) ? "" : "falls on \(CalendarExpression.printWeekdays(e.weekdays)) and "
-            return "it never matches: no date in \(CalendarExpression.yearRange.lowerBound)..\(CalendarExpression.yearRange.upperBound) "
+            let weekdays =
+                e.weekdays.isAll(CalendarExpression.weekdayRange)
+                ? "" : "falls on \(CalendarExpression.printWeekdays(e.weekdays)) and "
+            return
+                "it never matches: no date in \(CalendarExpression.yearRange.lowerBound)..\(CalendarExpression.yearRange.upperBound) "
                 + "\(weekdays)matches \(e.datePart)"
         }
         return nil

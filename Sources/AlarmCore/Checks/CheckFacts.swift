@@ -106,8 +106,10 @@ public enum CheckFacts {
         /// The UTC offset in force at the ring, in the alarm's zone ("+01:00").
         public var offset: String?
 
-        public init(system: String, systemKnown: Bool, source: String, mode: ZoneMode?, pinned: String? = nil,
-                    pinnedKnown: Bool = true, offset: String? = nil) {
+        public init(
+            system: String, systemKnown: Bool, source: String, mode: ZoneMode?, pinned: String? = nil,
+            pinnedKnown: Bool = true, offset: String? = nil
+        ) {
             self.system = system
             self.systemKnown = systemKnown
             self.source = source

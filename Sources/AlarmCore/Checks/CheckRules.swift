@@ -33,18 +33,25 @@ public enum CheckRules {
 
     /// The holidays file cannot be used (issue #12): alarms ring on holidays too.
     public static func holidaysUnusable(_ problem: String) -> Check {
-        Check("holidays", .warning, "\(problem): holidays are not skipped until it is fixed (alarmd keeps the holidays it read before)")
+        Check(
+            "holidays", .warning,
+            "\(problem): holidays are not skipped until it is fixed (alarmd keeps the holidays it read before)")
     }
 
     /// The alarms could not be read; only what alarmd says it will ring is known. `asked`: the id
     /// the user named, if any.
     public static func alarmsUnreadable(_ why: String, next: EngineStatus.Next?, asked: String? = nil) -> Check {
         if let asked, next?.id != asked {
-            return Check("alarm", .warning,
-                         "the alarms cannot be read here (\(why)) and '\(asked)' is not the next ring alarmd reports: it cannot be checked as this user; ask as a member of group alarm")
+            return Check(
+                "alarm", .warning,
+                "the alarms cannot be read here (\(why)) and '\(asked)' is not the next ring alarmd reports: it cannot be checked as this user; ask as a member of group alarm"
+            )
         }
         if let next {
-            return Check("alarm", .warning, "the alarms cannot be read here (\(why)); alarmd says '\(next.id)' rings next: its sound was not checked")
+            return Check(
+                "alarm", .warning,
+                "the alarms cannot be read here (\(why)); alarmd says '\(next.id)' rings next: its sound was not checked"
+            )
         }
         return Check("alarm", .fail, "the alarms cannot be read here (\(why)) and alarmd reports no next ring")
     }
@@ -61,17 +68,19 @@ public enum CheckRules {
         case .running(let s):
             status = s
         }
-        let doing = status.map { s -> String in
-            switch s.state {
-            case .idle: return ""
-            case .ringing: return "; ringing \(s.alarm.map { "'\($0)'" } ?? "now") at the moment"
-            case .snoozed: return "; '\(s.alarm ?? "ring")' is snoozed"
-            }
-        } ?? ""
+        let doing =
+            status.map { s -> String in
+                switch s.state {
+                case .idle: return ""
+                case .ringing: return "; ringing \(s.alarm.map { "'\($0)'" } ?? "now") at the moment"
+                case .snoozed: return "; '\(s.alarm ?? "ring")' is snoozed"
+                }
+            } ?? ""
         guard let alarm, let at else { return Check("daemon", .ok, "alarmd runs" + doing) }
         let when = "\(RFC3339.format(at, in: zone)) (in \(Durations.spoken(at.timeIntervalSince(now))))"
         guard let status else {
-            return Check("daemon", .warning, "alarmd runs but has written no status.json yet; '\(alarm)' is due at \(when)")
+            return Check(
+                "daemon", .warning, "alarmd runs but has written no status.json yet; '\(alarm)' is due at \(when)")
         }
         if let next = status.next {
             let delta = next.at.timeIntervalSince(at)
@@ -80,12 +89,16 @@ public enum CheckRules {
                 return Check("daemon", .ok, "alarmd runs and will ring '\(alarm)' at \(when)\(together)\(doing)")
             }
             if delta < 0 {
-                return Check("daemon", .ok, "alarmd runs and will ring '\(alarm)' at \(when); '\(next.id)' rings before it\(doing)")
+                return Check(
+                    "daemon", .ok,
+                    "alarmd runs and will ring '\(alarm)' at \(when); '\(next.id)' rings before it\(doing)")
             }
         }
         let theirs = status.next.map { "'\($0.id)' at \(RFC3339.format($0.at, in: zone))" } ?? "none"
-        return Check("daemon", .warning,
-                     "alarmd runs, but its next ring is \(theirs), not '\(alarm)' at \(when): it has not taken the alarm in yet (alarm status shows what it will do; sudo systemctl reload alarmd)")
+        return Check(
+            "daemon", .warning,
+            "alarmd runs, but its next ring is \(theirs), not '\(alarm)' at \(when): it has not taken the alarm in yet (alarm status shows what it will do; sudo systemctl reload alarmd)"
+        )
     }
 
     // MARK: sound
@@ -97,7 +110,10 @@ public enum CheckRules {
         case .plays(let name, let detail):
             return Check("sound", .ok, "'\(name)' plays (\(detail))")
         case .replaced(_, let problem):
-            return Check("sound", .warning, "\(problem): the default tone (880 Hz beeps) plays instead; fix or replace the file (alarm sounds lists what plays)")
+            return Check(
+                "sound", .warning,
+                "\(problem): the default tone (880 Hz beeps) plays instead; fix or replace the file (alarm sounds lists what plays)"
+            )
         }
     }
 
@@ -121,21 +137,29 @@ public enum CheckRules {
         {
             if i == 0 { return Check("device", .ok, "ALSA device '\(first.name)' opens\(card(c))") }
             let failed = chain[..<i].map { "'\($0.name)': \(error($0))" }.joined(separator: "; ")
-            return Check("device", .warning,
-                         "the configured device does not open (\(failed)): '\(chain[i].name)' of the chain will be used\(card(c)); check device in alarm.conf (aplay -L lists the names)")
+            return Check(
+                "device", .warning,
+                "the configured device does not open (\(failed)): '\(chain[i].name)' of the chain will be used\(card(c)); check device in alarm.conf (aplay -L lists the names)"
+            )
         }
         let all = chain.map { "'\($0.name)': \(error($0))" }.joined(separator: "; ")
         if let busy = chain.first(where: { if case .busy = $0.result { true } else { false } }) {
             if ringingNow { return Check("device", .ok, "ALSA device '\(busy.name)' is in use by the ringing alarm") }
-            return Check("device", .warning,
-                         "no device of the chain is free now (\(all)): another program holds '\(busy.name)'; it rings only if that program lets go by then")
+            return Check(
+                "device", .warning,
+                "no device of the chain is free now (\(all)): another program holds '\(busy.name)'; it rings only if that program lets go by then"
+            )
         }
         if chain.contains(where: { if case .denied = $0.result { true } else { false } }) {
-            return Check("device", .warning,
-                         "this user may not open the sound devices (\(all)): run alarm check as root or as a member of group audio to test them (alarmd's user is in it)")
+            return Check(
+                "device", .warning,
+                "this user may not open the sound devices (\(all)): run alarm check as root or as a member of group audio to test them (alarmd's user is in it)"
+            )
         }
-        return Check("device", .fail,
-                     "no ALSA device of the chain opens (\(all)): the alarm will be silent; check the card (aplay -l) and device in alarm.conf")
+        return Check(
+            "device", .fail,
+            "no ALSA device of the chain opens (\(all)): the alarm will be silent; check the card (aplay -l) and device in alarm.conf"
+        )
     }
 
     // MARK: mixer
@@ -147,13 +171,17 @@ public enum CheckRules {
             let now = "'\(control)' on card '\(card)' is at \(percent) %" + (muted ? ", muted" : "")
             if floor > 0 {
                 if muted || percent < floor {
-                    return Check("mixer", .warning, "\(now): it will be raised to \(floor) % (mixer_floor) while the alarm rings")
+                    return Check(
+                        "mixer", .warning, "\(now): it will be raised to \(floor) % (mixer_floor) while the alarm rings"
+                    )
                 }
                 return Check("mixer", .ok, "\(now), not muted (mixer_floor \(floor) %)")
             }
             if muted || percent == 0 {
-                return Check("mixer", .fail,
-                             "\(now) and mixer_floor is 0 (off): the ring will not be heard; raise it (alsamixer) or set mixer_floor")
+                return Check(
+                    "mixer", .fail,
+                    "\(now) and mixer_floor is 0 (off): the ring will not be heard; raise it (alsamixer) or set mixer_floor"
+                )
             }
             return Check("mixer", .ok, "\(now), not muted (mixer_floor is 0: it is never raised)")
         case .none(let why):
@@ -172,8 +200,10 @@ public enum CheckRules {
         case .synchronized(let how):
             return Check("clock", .ok, "the system clock is synchronized (\(how))")
         case .unsynchronized(let how):
-            return Check("clock", .warning,
-                         "the system clock is not synchronized (\(how)): a jump may still come when it syncs; an alarm it jumps over rings late (within grace) or is missed; check NTP (timedatectl)")
+            return Check(
+                "clock", .warning,
+                "the system clock is not synchronized (\(how)): a jump may still come when it syncs; an alarm it jumps over rings late (within grace) or is missed; check NTP (timedatectl)"
+            )
         case .unknown(let why):
             return Check("clock", .ok, "not checked: \(why)")
         }
@@ -183,8 +213,10 @@ public enum CheckRules {
 
     public static func zone(_ facts: CheckFacts.Zones, alarm: String?) -> Check {
         if !facts.systemKnown {
-            return Check("zone", .warning,
-                         "the system zone cannot be read from \(facts.source): UTC is used; set it (sudo timedatectl set-timezone Europe/Berlin)")
+            return Check(
+                "zone", .warning,
+                "the system zone cannot be read from \(facts.source): UTC is used; set it (sudo timedatectl set-timezone Europe/Berlin)"
+            )
         }
         let system = "system zone \(facts.system) (\(facts.source))"
         let offset = facts.offset.map { ", \($0) at the ring" } ?? ""
@@ -195,7 +227,10 @@ public enum CheckRules {
         case .pinned:
             let name = facts.pinned ?? "?"
             if !facts.pinnedKnown {
-                return Check("zone", .fail, "\(system); '\(alarm)' is pinned to \(name), which the tz database here does not have: it cannot be scheduled")
+                return Check(
+                    "zone", .fail,
+                    "\(system); '\(alarm)' is pinned to \(name), which the tz database here does not have: it cannot be scheduled"
+                )
             }
             return Check("zone", .ok, "\(system); '\(alarm)' is pinned to \(name)\(offset)")
         case .absolute:
@@ -209,12 +244,16 @@ public enum CheckRules {
         let dir = facts.directory
         let free = facts.freeBytes.map { "\(bytes($0)) free" } ?? "free space unknown (\(facts.freeError ?? "?"))"
         if case .no(let why) = facts.writable {
-            return Check("storage", .warning,
-                         "the state directory \(dir) cannot be written (\(why)): alarms still ring, but history and ring state are not saved; make it writable")
+            return Check(
+                "storage", .warning,
+                "the state directory \(dir) cannot be written (\(why)): alarms still ring, but history and ring state are not saved; make it writable"
+            )
         }
         if let b = facts.freeBytes, b < minimumFreeBytes {
-            return Check("storage", .warning,
-                         "only \(bytes(b)) free in \(dir) (less than \(bytes(minimumFreeBytes))): history and ring state may not be saved; free some space")
+            return Check(
+                "storage", .warning,
+                "only \(bytes(b)) free in \(dir) (less than \(bytes(minimumFreeBytes))): history and ring state may not be saved; free some space"
+            )
         }
         if facts.freeBytes == nil {
             return Check("storage", .warning, "\(dir): \(free)")
@@ -227,7 +266,9 @@ public enum CheckRules {
 
     /// "850 MB", "1.2 GB", "512 kB" (powers of 1024, as df -h).
     public static func bytes(_ n: Int64) -> String {
-        let kb = Double(n) / 1024, mb = kb / 1024, gb = mb / 1024
+        let kb = Double(n) / 1024
+        let mb = kb / 1024
+        let gb = mb / 1024
         if gb >= 1 { return Text.fixed(gb, 1) + " GB" }
         if mb >= 1 { return Text.fixed(mb, 0) + " MB" }
         return Text.fixed(kb, 0) + " kB"

@@ -130,7 +130,10 @@ public struct Engine: Sendable {
         case .settingsChanged(let new):
             advance(now: now, zone: event.zone, &fx)
             settings = new
-            fx.log(.info, "settings changed: snooze \(Durations.format(new.snooze)), ring \(Durations.format(new.ring)), volume \(new.volume)%, grace \(Durations.format(new.grace))")
+            fx.log(
+                .info,
+                "settings changed: snooze \(Durations.format(new.snooze)), ring \(Durations.format(new.ring)), volume \(new.volume)%, grace \(Durations.format(new.grace))"
+            )
         case .shutdown:
             advance(now: now, zone: event.zone, &fx)
             if case .ringing = state.ring { fx.stopAudio() }
@@ -241,7 +244,8 @@ public struct Engine: Sendable {
         case .ringing(let r):
             return EngineStatus(
                 state: .ringing, alarm: r.occurrence.alarm, sound: r.playing ?? r.sound ?? "default", reason: r.reason,
-                next: next, paused: paused, zone: zone, snoozes: r.snoozes ?? 0, maxSnoozes: r.maxSnoozes, label: r.label)
+                next: next, paused: paused, zone: zone, snoozes: r.snoozes ?? 0, maxSnoozes: r.maxSnoozes,
+                label: r.label)
         case .snoozed(let r, let until):
             return EngineStatus(
                 state: .snoozed, alarm: r.occurrence.alarm, sound: r.playing ?? r.sound ?? "default", reason: r.reason,
@@ -269,7 +273,8 @@ public struct Engine: Sendable {
         switch state.ring {
         case .idle: return "idle"
         case .ringing(let r): return "ringing \(Self.name(r.occurrence.alarm))"
-        case .snoozed(let r, let until): return "snoozed \(Self.name(r.occurrence.alarm)) until \(RFC3339.format(until, in: r.zone))"
+        case .snoozed(let r, let until):
+            return "snoozed \(Self.name(r.occurrence.alarm)) until \(RFC3339.format(until, in: r.zone))"
         }
     }
 

@@ -15,19 +15,24 @@ extension Engine {
         if count <= Self.missedListLimit {
             let (outcome, reason): (RingOutcome, String)
             switch fate {
-            case .holiday(let name): (outcome, reason) = (.skipped, HolidayCalendar.reason(name, on: t, in: displayZone))
+            case .holiday(let name):
+                (outcome, reason) = (.skipped, HolidayCalendar.reason(name, on: t, in: displayZone))
             default: (outcome, reason) = (.paused, a.pauseReason(systemZone: zone))
             }
-            fx.record(HistoryEntry(
-                alarm: a.id, scheduled: t, started: nil, ended: nil, outcome: outcome, sound: nil, reason: reason, late: false,
-                zone: displayZone))
-            fx.log(.notice, "'\(a.id)': the occurrence at \(RFC3339.format(t, in: displayZone)) does not ring: \(reason)")
+            fx.record(
+                HistoryEntry(
+                    alarm: a.id, scheduled: t, started: nil, ended: nil, outcome: outcome, sound: nil, reason: reason,
+                    late: false,
+                    zone: displayZone))
+            fx.log(
+                .notice, "'\(a.id)': the occurrence at \(RFC3339.format(t, in: displayZone)) does not ring: \(reason)")
             return nil
         }
         if count == Self.missedListLimit + 1 {
             fx.log(
                 .warning,
-                "'\(a.id)': more than \(Self.missedListLimit) paused or skipped occurrences at once; the rest up to \(RFC3339.format(now, in: displayZone)) are not listed one by one")
+                "'\(a.id)': more than \(Self.missedListLimit) paused or skipped occurrences at once; the rest up to \(RFC3339.format(now, in: displayZone)) are not listed one by one"
+            )
         }
         guard fate == .paused else { return nil }
         return min(now, a.pauseEnd(systemZone: zone)?.addingTimeInterval(-1) ?? now)
@@ -38,11 +43,13 @@ extension Engine {
     /// this visit). The caller removes the alarm.
     func recordEnded(_ a: Alarm, last: Date?, now: Date, zone: Zone, _ fx: inout Effects) {
         let displayZone = a.displayZone(systemZone: zone)
-        let why = a.until.map { "its last occurrence (until \($0.spoken(in: displayZone))) has passed" }
+        let why =
+            a.until.map { "its last occurrence (until \($0.spoken(in: displayZone))) has passed" }
             ?? "its schedule has no occurrence after this one"
-        fx.record(HistoryEntry(
-            alarm: a.id, scheduled: last ?? now, started: nil, ended: nil, outcome: .ended, sound: nil,
-            reason: why + ": the alarm ends and was removed", late: false, zone: displayZone))
+        fx.record(
+            HistoryEntry(
+                alarm: a.id, scheduled: last ?? now, started: nil, ended: nil, outcome: .ended, sound: nil,
+                reason: why + ": the alarm ends and was removed", late: false, zone: displayZone))
         fx.log(.notice, "'\(a.id)' ended: \(why); removed")
     }
 }

@@ -84,9 +84,11 @@ extension RingState: Codable {
         case "idle": self = .idle
         case "ringing": self = .ringing(try c.decode(Ringing.self, forKey: .ringing))
         case "snoozed":
-            self = .snoozed(try c.decode(Ringing.self, forKey: .ringing), until: try c.decode(Date.self, forKey: .until))
+            self = .snoozed(
+                try c.decode(Ringing.self, forKey: .ringing), until: try c.decode(Date.self, forKey: .until))
         case let other:
-            throw DecodingError.dataCorruptedError(forKey: .state, in: c, debugDescription: "unknown ring state '\(other)'")
+            throw DecodingError.dataCorruptedError(
+                forKey: .state, in: c, debugDescription: "unknown ring state '\(other)'")
         }
     }
 
@@ -130,7 +132,9 @@ public struct EngineState: Equatable, Sendable, Codable {
     /// a crash in between is mended at the next start, which carries them out again.
     public var journal: Journal?
 
-    public init(ring: RingState = .idle, marks: [String: Date] = [:], processedThrough: Date? = nil, rewoundFrom: Date? = nil) {
+    public init(
+        ring: RingState = .idle, marks: [String: Date] = [:], processedThrough: Date? = nil, rewoundFrom: Date? = nil
+    ) {
         self.ring = ring
         self.marks = marks
         self.processedThrough = processedThrough

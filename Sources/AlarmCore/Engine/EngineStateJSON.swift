@@ -82,7 +82,9 @@ public enum EngineStateJSON {
                         let id = try s.string(try s.key())
                         s.skipWhitespace()
                         let c = s.peek
-                        guard c == UInt8(ascii: "-") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) else { throw NotTaken() }
+                        guard c == UInt8(ascii: "-") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) else {
+                            throw NotTaken()
+                        }
                         let r = s.delimitNumber()
                         guard let v = try s.double(r) else { throw NotTaken() }
                         marks[id] = Date(timeIntervalSinceReferenceDate: v)

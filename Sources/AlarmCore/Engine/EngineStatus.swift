@@ -113,7 +113,10 @@ extension EngineStatus: Codable {
             var list = try c.nestedUnkeyedContainer(forKey: .paused)
             while !list.isAtEnd {
                 let p = try list.nestedContainer(keyedBy: PausedKeys.self)
-                paused.append(Paused(id: try p.decode(String.self, forKey: .id), until: try TimestampCoding.decodeIfPresent(p, .until)))
+                paused.append(
+                    Paused(
+                        id: try p.decode(String.self, forKey: .id),
+                        until: try TimestampCoding.decodeIfPresent(p, .until)))
             }
         }
         self.init(

@@ -11,7 +11,9 @@ extension Engine {
     /// engine could not ring them (it was not running, the clock jumped, the alarm was not known
     /// yet), so any delay marks them late; otherwise the timer rang them and only a delay past
     /// `lateTolerance` does.
-    mutating func advance(now: Date, zone eventZone: Zone, unseen: Bool = false, only: [Int]? = nil, _ fx: inout Effects) {
+    mutating func advance(
+        now: Date, zone eventZone: Zone, unseen: Bool = false, only: [Int]? = nil, _ fx: inout Effects
+    ) {
         if let seen = state.processedThrough, seen.timeIntervalSince(now) > settings.backwardJumpLimit {
             fx.log(
                 .warning,
@@ -28,7 +30,10 @@ extension Engine {
             for (id, m) in state.marks { state.marks[id] = max(m, rewound) }
             state.rewoundFrom = nil
             dueHint = nil
-            fx.log(.notice, "the clock is past \(RFC3339.format(rewound, in: eventZone)) again, where it was before it was set back: occurrences up to then were handled already")
+            fx.log(
+                .notice,
+                "the clock is past \(RFC3339.format(rewound, in: eventZone)) again, where it was before it was set back: occurrences up to then were handled already"
+            )
         }
         let oldZone = zone ?? eventZone
         // Nothing is due before the first occurrence the last event found (`dueHint`), as long
@@ -41,7 +46,9 @@ extension Engine {
         }
         catchUp(now: now, zone: oldZone, unseen: unseen, only: visit, &fx)
         if oldZone.identifier != eventZone.identifier {
-            fx.log(.notice, "system zone changed from \(oldZone.identifier) to \(eventZone.identifier): floating alarms follow it")
+            fx.log(
+                .notice,
+                "system zone changed from \(oldZone.identifier) to \(eventZone.identifier): floating alarms follow it")
         }
         zone = eventZone
         state.processedThrough = max(state.processedThrough ?? now, now)
@@ -106,11 +113,18 @@ extension Engine {
             let next = newEpisode(r, now: now, late: late > settings.lateTolerance)
             state.ring = .ringing(next)
             fx.startRinging(request(next))
-            fx.log(.notice, "snooze of \(Self.name(r.occurrence.alarm)) ended: ringing again" + (late > settings.lateTolerance ? " (late by \(Durations.format(late.rounded())))" : ""))
+            fx.log(
+                .notice,
+                "snooze of \(Self.name(r.occurrence.alarm)) ended: ringing again"
+                    + (late > settings.lateTolerance ? " (late by \(Durations.format(late.rounded())))" : ""))
         } else {
-            let reason = "snooze ended at \(RFC3339.format(until, in: r.zone)), more than \(Durations.format(settings.grace)) ago"
+            let reason =
+                "snooze ended at \(RFC3339.format(until, in: r.zone)), more than \(Durations.format(settings.grace)) ago"
             for o in [r.occurrence] + r.merged {
-                fx.record(HistoryEntry(alarm: o.alarm, scheduled: o.scheduled, started: nil, ended: nil, outcome: .missed, sound: nil, reason: reason, late: true, zone: r.zone))
+                fx.record(
+                    HistoryEntry(
+                        alarm: o.alarm, scheduled: o.scheduled, started: nil, ended: nil, outcome: .missed, sound: nil,
+                        reason: reason, late: true, zone: r.zone))
             }
             state.ring = .idle
             fx.log(.warning, "\(Self.name(r.occurrence.alarm)): \(reason); recorded as missed")
@@ -248,20 +262,24 @@ extension Engine {
         _ a: Alarm, at t: Date, count: Int, now: Date, zone displayZone: Zone, _ fx: inout Effects
     ) -> Date? {
         if count <= Self.missedListLimit {
-            fx.record(HistoryEntry(
-                alarm: a.id, scheduled: t, started: nil, ended: nil, outcome: .missed, sound: nil,
-                reason: "passed \(Durations.format(now.timeIntervalSince(t).rounded())) ago, more than the \(Durations.format(settings.grace)) grace",
-                late: true, zone: displayZone))
+            fx.record(
+                HistoryEntry(
+                    alarm: a.id, scheduled: t, started: nil, ended: nil, outcome: .missed, sound: nil,
+                    reason:
+                        "passed \(Durations.format(now.timeIntervalSince(t).rounded())) ago, more than the \(Durations.format(settings.grace)) grace",
+                    late: true, zone: displayZone))
             fx.log(.warning, "'\(a.id)': missed the occurrence at \(RFC3339.format(t, in: displayZone))")
             return nil
         }
         // A repeating alarm that passed unrung very often (a long downtime, a
         // clock that started in 1970): one entry stands for the rest.
         let until = now.addingTimeInterval(-settings.grace)
-        let reason = "this and every later occurrence up to \(RFC3339.format(until, in: displayZone)) passed unrung (daemon down or clock set); more than \(Self.missedListLimit) are not listed one by one"
-        fx.record(HistoryEntry(
-            alarm: a.id, scheduled: t, started: nil, ended: nil, outcome: .missed, sound: nil,
-            reason: reason, late: true, zone: displayZone))
+        let reason =
+            "this and every later occurrence up to \(RFC3339.format(until, in: displayZone)) passed unrung (daemon down or clock set); more than \(Self.missedListLimit) are not listed one by one"
+        fx.record(
+            HistoryEntry(
+                alarm: a.id, scheduled: t, started: nil, ended: nil, outcome: .missed, sound: nil,
+                reason: reason, late: true, zone: displayZone))
         fx.log(.warning, "'\(a.id)': \(reason)")
         return until
     }
@@ -283,7 +301,12 @@ extension Engine {
         fx.startRinging(request(r))
         var text = "ringing '\(primary.alarm.id)' scheduled \(RFC3339.format(primary.at, in: r.zone))"
         if late { text += ", late by \(Durations.format(now.timeIntervalSince(primary.at).rounded()))" }
-        if !merged.isEmpty { text += ", together with " + merged.map { "\(Self.name($0.alarm)) at \(RFC3339.format($0.scheduled, in: r.zone))" }.joined(separator: ", ") }
+        if !merged.isEmpty {
+            text +=
+                ", together with "
+                + merged.map { "\(Self.name($0.alarm)) at \(RFC3339.format($0.scheduled, in: r.zone))" }.joined(
+                    separator: ", ")
+        }
         fx.log(.notice, text)
     }
 }

@@ -9,7 +9,10 @@ extension Engine {
             // changes: carry them out again (they are idempotent).
             state.journal = nil
             fx.replay(journal)
-            fx.log(.info, "replaying \(journal.history.count) history entr(ies) and \(journal.store.count) store change(s) saved with the state")
+            fx.log(
+                .info,
+                "replaying \(journal.history.count) history entr(ies) and \(journal.store.count) store change(s) saved with the state"
+            )
         }
         // The first of each id (one set built serves both).
         var seen = Set<String>(minimumCapacity: list.count)
@@ -55,8 +58,13 @@ extension Engine {
             fx.stopAudio()
             fx.log(.notice, "\(Self.name(r.occurrence.alarm)) superseded by \(what)")
         case .snoozed(let r, let until):
-            endSnooze(r, .silenced, now: now, reason: "snooze until \(RFC3339.format(until, in: r.zone)) dropped: superseded by \(what)", &fx)
-            fx.log(.notice, "snooze of \(Self.name(r.occurrence.alarm)) until \(RFC3339.format(until, in: r.zone)) dropped: superseded by \(what)")
+            endSnooze(
+                r, .silenced, now: now,
+                reason: "snooze until \(RFC3339.format(until, in: r.zone)) dropped: superseded by \(what)", &fx)
+            fx.log(
+                .notice,
+                "snooze of \(Self.name(r.occurrence.alarm)) until \(RFC3339.format(until, in: r.zone)) dropped: superseded by \(what)"
+            )
         }
         state.ring = .idle
     }
@@ -162,14 +170,17 @@ extension Engine {
             let until = now.addingTimeInterval(duration ?? r.snoozeLength)
             r.snoozedFor = duration ?? r.snoozeLength
             state.ring = .snoozed(r, until: until)
-            fx.log(.notice, "\(Self.name(r.occurrence.alarm)) snooze restarted: until \(RFC3339.format(until, in: r.zone))")
+            fx.log(
+                .notice, "\(Self.name(r.occurrence.alarm)) snooze restarted: until \(RFC3339.format(until, in: r.zone))"
+            )
         }
     }
 
     /// Why `alarm snooze` is refused for `r` (its snooze limit is used up), or nil. The ring
     /// goes on: refusing a snooze must never silence an alarm.
     func snoozeRefusal(_ r: Ringing) -> String? {
-        SnoozeLimit.refusal(who: r.label.map { "'\($0)'" } ?? Self.name(r.occurrence.alarm), snoozes: r.snoozes ?? 0, max: r.maxSnoozes)
+        SnoozeLimit.refusal(
+            who: r.label.map { "'\($0)'" } ?? Self.name(r.occurrence.alarm), snoozes: r.snoozes ?? 0, max: r.maxSnoozes)
     }
 
     /// The ring length passed with nobody answering. `when_ignored = snooze`: it snoozes itself
@@ -184,7 +195,8 @@ extension Engine {
             fx.log(.notice, "\(name) silenced after ringing \(Durations.format(r.ringLength))")
             return
         }
-        let snoozes = r.snoozes ?? 0, own = r.selfSnoozes ?? 0
+        let snoozes = r.snoozes ?? 0
+        let own = r.selfSnoozes ?? 0
         let (done, limit) = r.maxSnoozes.map { (snoozes, $0) } ?? (own, WhenIgnored.unlimitedSelfSnoozes)
         let unanswered = "nobody answered in \(Durations.format(r.ringLength))"
         if done < limit {
@@ -195,9 +207,14 @@ extension Engine {
             let until = now.addingTimeInterval(r.snoozeLength)
             end(r, .snoozed, now: now, reason: "\(unanswered): snoozed itself (\(done + 1) of \(limit))", &fx)
             state.ring = .snoozed(next, until: until)
-            fx.log(.notice, "\(name): \(unanswered); snoozed itself until \(RFC3339.format(until, in: r.zone)) (\(done + 1) of \(limit))")
+            fx.log(
+                .notice,
+                "\(name): \(unanswered); snoozed itself until \(RFC3339.format(until, in: r.zone)) (\(done + 1) of \(limit))"
+            )
         } else {
-            let reason = "\(unanswered); rang \(own + 1) time(s) unanswered" + (own > 0 ? " (snoozed itself \(own) time(s))" : "")
+            let reason =
+                "\(unanswered); rang \(own + 1) time(s) unanswered"
+                + (own > 0 ? " (snoozed itself \(own) time(s))" : "")
                 + ": silenced"
             end(r, .ignored, now: now, reason: reason, &fx)
             state.ring = .idle
@@ -226,7 +243,8 @@ extension Engine {
         let r = Ringing(
             occurrence: Occurrence(alarm: nil, scheduled: now), merged: [], label: nil, sound: sound,
             volume: settings.volume, fadeIn: settings.fadeIn, snoozeLength: settings.snooze, ringLength: settings.ring,
-            zoneIdentifier: zone.identifier, late: false, episodeStart: now, deadline: now.addingTimeInterval(settings.ring),
+            zoneIdentifier: zone.identifier, late: false, episodeStart: now,
+            deadline: now.addingTimeInterval(settings.ring),
             firstFrame: nil, playing: nil, reason: nil, failed: false, retryAt: nil, snoozedFor: nil,
             volumeFrom: settings.volumeFrom, maxSnoozes: settings.maxSnoozes, whenIgnored: settings.whenIgnored)
         state.ring = .ringing(r)
@@ -258,7 +276,10 @@ extension Engine {
         let retry = now.addingTimeInterval(settings.retryDelay)
         r.retryAt = retry < r.deadline ? retry : nil
         state.ring = .ringing(r)
-        fx.log(.error, "\(Self.name(r.occurrence.alarm)): playback failed: \(reason)" + (r.retryAt != nil ? "; retrying in \(Durations.format(settings.retryDelay))" : ""))
+        fx.log(
+            .error,
+            "\(Self.name(r.occurrence.alarm)): playback failed: \(reason)"
+                + (r.retryAt != nil ? "; retrying in \(Durations.format(settings.retryDelay))" : ""))
     }
 
     /// Notes what the daemon did to the mixer on the episode, for its history. Ignored when no
@@ -281,11 +302,15 @@ extension Engine {
         let reason = [r.reason, extra].compactMap { $0 }.joined(separator: "; ")
         for (i, o) in ([r.occurrence] + r.merged).enumerated() {
             var why = reason
-            if i > 0 { why = ([why] + ["rang together with \(Self.name(r.occurrence.alarm))"]).filter { !$0.isEmpty }.joined(separator: "; ") }
-            fx.record(HistoryEntry(
-                alarm: o.alarm, scheduled: o.scheduled, started: r.firstFrame, ended: now,
-                outcome: failed ? .failed : outcome, sound: r.playing, reason: why.isEmpty ? nil : why,
-                late: r.late, zone: r.zone, fallback: r.fallback, mixer: r.mixer))
+            if i > 0 {
+                why = ([why] + ["rang together with \(Self.name(r.occurrence.alarm))"]).filter { !$0.isEmpty }.joined(
+                    separator: "; ")
+            }
+            fx.record(
+                HistoryEntry(
+                    alarm: o.alarm, scheduled: o.scheduled, started: r.firstFrame, ended: now,
+                    outcome: failed ? .failed : outcome, sound: r.playing, reason: why.isEmpty ? nil : why,
+                    late: r.late, zone: r.zone, fallback: r.fallback, mixer: r.mixer))
         }
     }
 
@@ -295,9 +320,11 @@ extension Engine {
     func endSnooze(_ r: Ringing, _ outcome: RingOutcome, now: Date, reason: String, _ fx: inout Effects) {
         for (i, o) in ([r.occurrence] + r.merged).enumerated() {
             let why = i == 0 ? reason : "\(reason); rang together with \(Self.name(r.occurrence.alarm))"
-            fx.record(HistoryEntry(
-                alarm: o.alarm, scheduled: o.scheduled, started: nil, ended: now, outcome: outcome, sound: nil, reason: why,
-                late: false, zone: r.zone))
+            fx.record(
+                HistoryEntry(
+                    alarm: o.alarm, scheduled: o.scheduled, started: nil, ended: now, outcome: outcome, sound: nil,
+                    reason: why,
+                    late: false, zone: r.zone))
         }
     }
 
@@ -310,7 +337,8 @@ extension Engine {
             zoneIdentifier: a.displayZone(systemZone: zone).identifier, late: late, episodeStart: now,
             deadline: now.addingTimeInterval(length), firstFrame: nil, playing: nil, reason: nil, failed: false,
             retryAt: nil, snoozedFor: nil, volumeFrom: a.volumeFrom ?? settings.volumeFrom,
-            maxSnoozes: a.maxSnoozes.map { $0.count } ?? settings.maxSnoozes, whenIgnored: a.whenIgnored ?? settings.whenIgnored)
+            maxSnoozes: a.maxSnoozes.map { $0.count } ?? settings.maxSnoozes,
+            whenIgnored: a.whenIgnored ?? settings.whenIgnored)
     }
 
     func newEpisode(_ r: Ringing, now: Date, late: Bool) -> Ringing {

@@ -44,9 +44,10 @@ public struct EventTracker: Sendable {
         case .clockChanged:
             out.append(AlarmEvent(AlarmEvent.Name.clockChanged, at: now, timeZone: zone))
         case .zoneChanged:
-            out.append(AlarmEvent(
-                AlarmEvent.Name.zoneChanged, at: now, zone: zone.identifier, from: (zoneBefore ?? zone).identifier,
-                timeZone: zone))
+            out.append(
+                AlarmEvent(
+                    AlarmEvent.Name.zoneChanged, at: now, zone: zone.identifier, from: (zoneBefore ?? zone).identifier,
+                    timeZone: zone))
         case .alarmsChanged(let list):
             out.append(AlarmEvent(AlarmEvent.Name.alarmsChanged, at: now, count: list.count, timeZone: zone))
         default:
@@ -55,7 +56,9 @@ public struct EventTracker: Sendable {
         let rings = [Self.ringing(before), Self.ringing(after)].compactMap { $0 }
         func labelOf(_ id: String?) -> String? {
             guard let id else { return nil }
-            if let r = rings.first(where: { $0.occurrence.alarm == id || $0.merged.contains { $0.alarm == id } }) { return r.label }
+            if let r = rings.first(where: { $0.occurrence.alarm == id || $0.merged.contains { $0.alarm == id } }) {
+                return r.label
+            }
             return label(id)
         }
         for action in actions {
@@ -65,10 +68,12 @@ public struct EventTracker: Sendable {
                 let episode = Episode(occurrence: r.occurrence, start: r.episodeStart)
                 if episode == announced { continue }  // a retry of the sound, not a new ring
                 announced = episode
-                out.append(AlarmEvent(
-                    AlarmEvent.Name.ringing, at: now, alarm: request.alarm, label: request.label,
-                    scheduled: request.scheduled, sound: sound(request) ?? request.sound ?? "default", late: request.late,
-                    timeZone: r.zone))
+                out.append(
+                    AlarmEvent(
+                        AlarmEvent.Name.ringing, at: now, alarm: request.alarm, label: request.label,
+                        scheduled: request.scheduled, sound: sound(request) ?? request.sound ?? "default",
+                        late: request.late,
+                        timeZone: r.zone))
             case .recordHistory(let entry):
                 var e = AlarmEvent(
                     entry.outcome.rawValue, at: entry.ended ?? now, alarm: entry.alarm, label: labelOf(entry.alarm),
@@ -84,9 +89,11 @@ public struct EventTracker: Sendable {
         }
         switch (kind, before, after) {
         case (.snooze, .snoozed(_, let old), .snoozed(let r, let until)) where until != old:
-            out.append(AlarmEvent(
-                AlarmEvent.Name.snoozed, at: now, alarm: r.occurrence.alarm, label: r.label, scheduled: r.occurrence.scheduled,
-                until: until, timeZone: r.zone))
+            out.append(
+                AlarmEvent(
+                    AlarmEvent.Name.snoozed, at: now, alarm: r.occurrence.alarm, label: r.label,
+                    scheduled: r.occurrence.scheduled,
+                    until: until, timeZone: r.zone))
         default:
             break
         }

@@ -121,7 +121,8 @@ enum TimestampCoding {
     static func decode<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K) throws -> (Date, Zone) {
         let text = try c.decode(String.self, forKey: key)
         guard let date = RFC3339.parse(text) else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "'\(text)' is not an RFC 3339 timestamp")
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: c, debugDescription: "'\(text)' is not an RFC 3339 timestamp")
         }
         return (date, zone(of: text))
     }
@@ -137,7 +138,9 @@ enum TimestampCoding {
         let s = Array(text.trimmingBlanks().utf8)
         guard s.count >= 6 else { return utc }
         let tail = Array(s.suffix(6))
-        guard tail[0] == UInt8(ascii: "+") || tail[0] == UInt8(ascii: "-"), tail[3] == UInt8(ascii: ":") else { return utc }
+        guard tail[0] == UInt8(ascii: "+") || tail[0] == UInt8(ascii: "-"), tail[3] == UInt8(ascii: ":") else {
+            return utc
+        }
         func d(_ i: Int) -> Int { Int(tail[i]) - 48 }
         let seconds = ((d(1) * 10 + d(2)) * 60 + d(4) * 10 + d(5)) * 60
         guard seconds <= 18 * 3600 else { return utc }

@@ -32,7 +32,8 @@ public struct HolidayCalendar: Equatable, Sendable {
     /// Adds the day `day` (days since 1970) under `name`; a day named twice keeps both names.
     mutating func add(_ day: Int64, _ name: String) {
         if let old = days[day] {
-            if old.isEmpty || old == name || old.split(separator: ",").contains(where: { $0.trimmingBlanks() == name }) {
+            if old.isEmpty || old == name || old.split(separator: ",").contains(where: { $0.trimmingBlanks() == name })
+            {
                 days[day] = old.isEmpty ? name : old
             } else if !name.isEmpty {
                 days[day] = old + ", " + name
@@ -127,11 +128,18 @@ enum PlainHolidays {
             }
             return v
         }
-        guard b.count == 10, b[4] == 45, b[7] == 45, let y = digits(0..<4), let m = digits(5..<7), let d = digits(8..<10) else {
-            throw HolidayFileError(line: line, "'\(text)' is not a date: write YYYY-MM-DD, or a range YYYY-MM-DD..YYYY-MM-DD, then the name")
+        guard b.count == 10, b[4] == 45, b[7] == 45, let y = digits(0..<4), let m = digits(5..<7),
+            let d = digits(8..<10)
+        else {
+            throw HolidayFileError(
+                line: line,
+                "'\(text)' is not a date: write YYYY-MM-DD, or a range YYYY-MM-DD..YYYY-MM-DD, then the name")
         }
         guard CalendarExpression.yearRange.contains(y) else {
-            throw HolidayFileError(line: line, "'\(text)': the year must be within \(CalendarExpression.yearRange.lowerBound)..\(CalendarExpression.yearRange.upperBound)")
+            throw HolidayFileError(
+                line: line,
+                "'\(text)': the year must be within \(CalendarExpression.yearRange.lowerBound)..\(CalendarExpression.yearRange.upperBound)"
+            )
         }
         guard (1...12).contains(m) else { throw HolidayFileError(line: line, "'\(text)': there is no month \(m)") }
         let last = CivilTime.daysIn(month: m, year: y)
@@ -142,6 +150,9 @@ enum PlainHolidays {
     }
 
     static func monthName(_ m: Int) -> String {
-        ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"][m - 1]
+        [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December",
+        ][m - 1]
     }
 }

@@ -20,7 +20,9 @@ enum ICalendarHolidays {
 
     static func parse(_ physical: [String]) throws(HolidayFileError) -> HolidayCalendar {
         let firstLine = (physical.firstIndex { !$0.trimmingBlanks().isEmpty } ?? 0)
-        guard physical.indices.contains(firstLine), physical[firstLine].trimmingBlanks().uppercased() == "BEGIN:VCALENDAR" else {
+        guard physical.indices.contains(firstLine),
+            physical[firstLine].trimmingBlanks().uppercased() == "BEGIN:VCALENDAR"
+        else {
             throw HolidayFileError(line: firstLine + 1, "an iCalendar file starts with BEGIN:VCALENDAR")
         }
         let lines = try unfold(physical)
@@ -43,7 +45,8 @@ enum ICalendarHolidays {
                     throw HolidayFileError(line: line.number, "END:\(line.value) closes nothing")
                 }
                 guard open.name == name else {
-                    throw HolidayFileError(line: line.number, "END:\(line.value) does not close BEGIN:\(open.name) of line \(open.line)")
+                    throw HolidayFileError(
+                        line: line.number, "END:\(line.value) does not close BEGIN:\(open.name) of line \(open.line)")
                 }
                 if name == "VEVENT" && stack.count == 1 { try add(event, beginning: eventLine, to: &calendar) }
             default:
@@ -127,7 +130,9 @@ enum ICalendarHolidays {
             case "DURATION": span = try duration(line)
             case "SUMMARY": name = unescape(line.value)
             case "RRULE":
-                guard rule == nil else { throw HolidayFileError(line: line.number, "an event with two RRULEs is not read") }
+                guard rule == nil else {
+                    throw HolidayFileError(line: line.number, "an event with two RRULEs is not read")
+                }
                 rule = line
             case "RDATE": extra += try dates(line)
             case "EXDATE": excluded.formUnion(try dates(line))
@@ -160,7 +165,8 @@ enum ICalendarHolidays {
         if v.contains("T") || v.contains("t") || line.params["VALUE"].map({ $0.uppercased() == "DATE-TIME" }) == true {
             throw HolidayFileError(
                 line: line.number,
-                "\(line.name) '\(v)' has a time of day: only all-day events (\(line.name);VALUE=DATE:YYYYMMDD) are read as holidays")
+                "\(line.name) '\(v)' has a time of day: only all-day events (\(line.name);VALUE=DATE:YYYYMMDD) are read as holidays"
+            )
         }
         return try day(v, line: line)
     }
@@ -186,7 +192,9 @@ enum ICalendarHolidays {
         guard v.count == 8, b.count == 8 || b.count > 8 && b[8] == UInt8(ascii: "T") else {
             throw HolidayFileError(line: line.number, "\(line.name) '\(text)' is not a date (YYYYMMDD)")
         }
-        let y = v[0] * 1000 + v[1] * 100 + v[2] * 10 + v[3], m = v[4] * 10 + v[5], d = v[6] * 10 + v[7]
+        let y = v[0] * 1000 + v[1] * 100 + v[2] * 10 + v[3]
+        let m = v[4] * 10 + v[5]
+        let d = v[6] * 10 + v[7]
         guard (1...12).contains(m), d >= 1, d <= CivilTime.daysIn(month: m, year: y) else {
             throw HolidayFileError(line: line.number, "\(line.name) '\(text)' is not a date of the calendar")
         }
@@ -198,7 +206,8 @@ enum ICalendarHolidays {
         let v = line.value.trimmingBlanks().uppercased()
         let body = v.hasPrefix("+P") ? v.dropFirst(2) : v.hasPrefix("P") ? v.dropFirst() : ""
         guard let unit = body.last, unit == "D" || unit == "W", let n = Int64(body.dropLast()), n > 0 else {
-            throw HolidayFileError(line: line.number, "DURATION '\(line.value)' is not a whole number of days (P1D) or weeks (P1W)")
+            throw HolidayFileError(
+                line: line.number, "DURATION '\(line.value)' is not a whole number of days (P1D) or weeks (P1W)")
         }
         return unit == "W" ? n * 7 : n
     }

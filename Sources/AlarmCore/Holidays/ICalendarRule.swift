@@ -27,7 +27,9 @@ struct YearlyRule {
         line = l.number
         self.start = start
         func fail(_ m: String) -> HolidayFileError { HolidayFileError(line: l.number, "RRULE \(m)") }
-        func ints(_ v: String, _ range: ClosedRange<Int>, _ key: String, nonZero: Bool = false) throws(HolidayFileError) -> [Int] {
+        func ints(
+            _ v: String, _ range: ClosedRange<Int>, _ key: String, nonZero: Bool = false
+        ) throws(HolidayFileError) -> [Int] {
             var out: [Int] = []
             for p in v.split(separator: ",") {
                 guard let n = Int(p.trimmingBlanks()), range.contains(n), !(nonZero && n == 0) else {
@@ -68,7 +70,8 @@ struct YearlyRule {
             case "WKST": break
             default:
                 throw fail(
-                    "part \(key) is not read: holiday rules are FREQ=YEARLY with INTERVAL, COUNT, UNTIL, BYMONTH, BYMONTHDAY and BYDAY")
+                    "part \(key) is not read: holiday rules are FREQ=YEARLY with INTERVAL, COUNT, UNTIL, BYMONTH, BYMONTHDAY and BYDAY"
+                )
             }
         }
         guard let freq else { throw fail("has no FREQ") }
@@ -126,7 +129,8 @@ struct YearlyRule {
                     let matches = wd.contains { entry in
                         guard entry.weekday == w else { return false }
                         if entry.ordinal == 0 { return true }
-                        let (position, length) = months != nil ? (Int64(d), Int64(dim)) : (day - yearStart + 1, daysInYear)
+                        let (position, length) =
+                            months != nil ? (Int64(d), Int64(dim)) : (day - yearStart + 1, daysInYear)
                         return entry.ordinal > 0
                             ? (position - 1) / 7 + 1 == Int64(entry.ordinal)
                             : (length - position) / 7 + 1 == Int64(-entry.ordinal)

@@ -160,7 +160,9 @@ struct JSONScanner {
         i += 1
         while i < end {
             let c = base[i]
-            guard (c >= 0x30 && c <= 0x39) || c == 0x2E || c == 0x2B || c == 0x2D || c == 0x65 || c == 0x45 else { break }
+            guard (c >= 0x30 && c <= 0x39) || c == 0x2E || c == 0x2B || c == 0x2D || c == 0x65 || c == 0x45 else {
+                break
+            }
             i += 1
         }
         return start..<i
@@ -217,7 +219,9 @@ struct JSONScanner {
         while k < stop {
             let c = base[k]
             if c < 0x20 {
-                throw fail("a string holds an unescaped control character (byte 0x\(String(c, radix: 16, uppercase: true))): write it as \\u00XX", at: k)
+                throw fail(
+                    "a string holds an unescaped control character (byte 0x\(String(c, radix: 16, uppercase: true))): write it as \\u00XX",
+                    at: k)
             }
             guard c == UInt8(ascii: "\\") else {
                 out.append(c)
@@ -244,12 +248,15 @@ struct JSONScanner {
                     guard stop - k >= 6, base[k] == UInt8(ascii: "\\"), base[k + 1] == UInt8(ascii: "u"),
                         case let low = try hex4(at: k + 2, escape: k), low >= 0xDC00 && low < 0xE000
                     else {
-                        throw fail("the escape \\u\(String(scalar, radix: 16, uppercase: true)) is half of a surrogate pair whose other half is missing", at: at)
+                        throw fail(
+                            "the escape \\u\(String(scalar, radix: 16, uppercase: true)) is half of a surrogate pair whose other half is missing",
+                            at: at)
                     }
                     k += 6
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 } else if scalar >= 0xDC00 && scalar < 0xE000 {
-                    throw fail("the escape \\u\(String(scalar, radix: 16, uppercase: true)) is a lone low surrogate", at: at)
+                    throw fail(
+                        "the escape \\u\(String(scalar, radix: 16, uppercase: true)) is a lone low surrogate", at: at)
                 }
                 out.append(contentsOf: Unicode.UTF8.encode(Unicode.Scalar(scalar)!)!)
             default:

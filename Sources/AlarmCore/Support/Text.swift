@@ -4,7 +4,9 @@ extension StringProtocol {
     /// Without leading and trailing spaces, tabs, newlines and carriage returns.
     public func trimmingBlanks() -> String {
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else { return "" }
+        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else {
+            return ""
+        }
         return String(self[first...last])
     }
 }

@@ -82,7 +82,8 @@ struct TZifReader {
     mutating func u32(_ what: String) throws -> UInt32 {
         guard at + 4 <= bytes.count else { throw fail("truncated in \(what)") }
         defer { at += 4 }
-        return UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
+        return UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8
+            | UInt32(bytes[at + 3])
     }
 
     mutating func i64(_ what: String) throws -> Int64 {
@@ -93,7 +94,8 @@ struct TZifReader {
 
     mutating func header() throws -> Header {
         guard at + 44 <= bytes.count else {
-            throw fail(bytes.count - at < 4 ? "empty or truncated before the magic 'TZif'" : "truncated in the 44-byte header")
+            throw fail(
+                bytes.count - at < 4 ? "empty or truncated before the magic 'TZif'" : "truncated in the 44-byte header")
         }
         guard bytes[at..<at + 4].elementsEqual("TZif".utf8) else { throw fail("bad magic (expected 'TZif')") }
         let v = bytes[at + 4]
@@ -113,10 +115,16 @@ struct TZifReader {
         let h = Header(
             version: version, isutcnt: counts[0], isstdcnt: counts[1], leapcnt: counts[2], timecnt: counts[3],
             typecnt: counts[4], charcnt: counts[5])
-        guard h.typecnt >= 1, h.typecnt <= 256 else { throw fail("bad counts: typecnt is \(h.typecnt), must be 1...256") }
+        guard h.typecnt >= 1, h.typecnt <= 256 else {
+            throw fail("bad counts: typecnt is \(h.typecnt), must be 1...256")
+        }
         guard h.charcnt >= 1 else { throw fail("bad counts: charcnt is 0") }
-        guard h.isutcnt == 0 || h.isutcnt == h.typecnt else { throw fail("bad counts: isutcnt \(h.isutcnt) is neither 0 nor typecnt \(h.typecnt)") }
-        guard h.isstdcnt == 0 || h.isstdcnt == h.typecnt else { throw fail("bad counts: isstdcnt \(h.isstdcnt) is neither 0 nor typecnt \(h.typecnt)") }
+        guard h.isutcnt == 0 || h.isutcnt == h.typecnt else {
+            throw fail("bad counts: isutcnt \(h.isutcnt) is neither 0 nor typecnt \(h.typecnt)")
+        }
+        guard h.isstdcnt == 0 || h.isstdcnt == h.typecnt else {
+            throw fail("bad counts: isstdcnt \(h.isstdcnt) is neither 0 nor typecnt \(h.typecnt)")
+        }
         return h
     }
 
@@ -136,7 +144,9 @@ struct TZifReader {
         }
         let indices = Array(bytes[at..<at + h.timecnt])
         at += h.timecnt
-        if let bad = indices.first(where: { Int($0) >= h.typecnt }) { throw fail("transition type \(bad) is past typecnt \(h.typecnt)") }
+        if let bad = indices.first(where: { Int($0) >= h.typecnt }) {
+            throw fail("transition type \(bad) is past typecnt \(h.typecnt)")
+        }
         var raw: [(Int32, Bool, Int)] = []
         for _ in 0..<h.typecnt {
             let off = Int32(bitPattern: try u32("local time types"))
@@ -152,7 +162,8 @@ struct TZifReader {
         at += h.charcnt
         let types = raw.map { off, dst, idx in
             let end = chars[idx...].firstIndex(of: 0) ?? chars.count
-            return TZif.LocalTimeType(offset: off, isDaylight: dst, abbreviation: String(decoding: chars[idx..<end], as: UTF8.self))
+            return TZif.LocalTimeType(
+                offset: off, isDaylight: dst, abbreviation: String(decoding: chars[idx..<end], as: UTF8.self))
         }
         at += h.isstdcnt + h.isutcnt  // only meaningful for POSIX-style TZ defaults; not needed
         return TZif(version: h.version, times: times, typeIndices: indices, types: types, footer: nil)
@@ -161,7 +172,9 @@ struct TZifReader {
     /// `\n` TZ string `\n`; an empty string is allowed and means no rule.
     mutating func footer() throws -> String? {
         guard at < bytes.count, bytes[at] == 10 else { throw fail("the footer does not start with a newline") }
-        guard let end = bytes[(at + 1)...].firstIndex(of: 10) else { throw fail("the footer does not end with a newline") }
+        guard let end = bytes[(at + 1)...].firstIndex(of: 10) else {
+            throw fail("the footer does not end with a newline")
+        }
         let text = String(decoding: bytes[(at + 1)..<end], as: UTF8.self)
         at = end + 1
         return text.isEmpty ? nil : text

@@ -36,8 +36,11 @@ public struct Zone: Sendable, Hashable, CustomStringConvertible {
 
     /// A zone that follows one POSIX rule at all times (a `TZ` value such as `EST5EDT,M3.2.0,M11.1.0`).
     public init(identifier: String, rule: PosixTZRule) {
-        let first = TZif.LocalTimeType(offset: Int32(rule.standard.offset), isDaylight: false, abbreviation: rule.standard.abbreviation)
-        self.init(identifier: identifier, rules: ZoneRules(TZif(version: 3, times: [], typeIndices: [], types: [first], footer: nil), tail: rule))
+        let first = TZif.LocalTimeType(
+            offset: Int32(rule.standard.offset), isDaylight: false, abbreviation: rule.standard.abbreviation)
+        self.init(
+            identifier: identifier,
+            rules: ZoneRules(TZif(version: 3, times: [], typeIndices: [], types: [first], footer: nil), tail: rule))
     }
 
     /// A fixed offset, e.g. for a timestamp read back from RFC 3339 text. Named like Foundation's
@@ -134,7 +137,10 @@ final class ZoneRules: Sendable, Equatable {
     let changeOffsets: [Int32]
 
     convenience init(fixed offset: Int32, abbreviation: String) {
-        self.init(TZif(version: 3, times: [], typeIndices: [], types: [.init(offset: offset, isDaylight: false, abbreviation: abbreviation)], footer: nil), tail: nil)
+        self.init(
+            TZif(
+                version: 3, times: [], typeIndices: [],
+                types: [.init(offset: offset, isDaylight: false, abbreviation: abbreviation)], footer: nil), tail: nil)
     }
 
     init(_ tzif: TZif, tail: PosixTZRule?) {

@@ -109,7 +109,8 @@ public final class ZoneDatabase: @unchecked Sendable {
     static func acceptable(_ name: String) -> Bool {
         guard !name.isEmpty, name.utf8.count < 128, !name.hasPrefix("/") else { return false }
         let allowed = name.utf8.allSatisfy { c in
-            (c >= 48 && c <= 57) || ((c | 0x20) >= 97 && (c | 0x20) <= 122) || c == 47 || c == 95 || c == 45 || c == 43 || c == 46
+            (c >= 48 && c <= 57) || ((c | 0x20) >= 97 && (c | 0x20) <= 122) || c == 47 || c == 95 || c == 45 || c == 43
+                || c == 46
         }
         guard allowed else { return false }
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)

@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// Read-only access to time zone files: the only file reads in AlarmCore.

@@ -27,7 +27,8 @@ extension AlarmContext {
                 // What alarmd will ring: the first occurrence after `created` and after now
                 // that no holiday passes over.
                 guard let first = nextRing(copy, after: Date()) else {
-                    throw UserError("this alarm would never ring: '\(copy.summary(systemZone: zone))' has no time after now")
+                    throw UserError(
+                        "this alarm would never ring: '\(copy.summary(systemZone: zone))' has no time after now")
                 }
                 next = first
                 if let i = alarms.firstIndex(where: { $0.id == copy.id }) {

@@ -57,7 +57,9 @@ public struct AlarmActions: Sendable {
     /// One alarm as `list --json` prints it.
     public func alarm(id: String) throws -> String {
         let ctx = self.ctx
-        guard let alarm = try loadAlarms(ctx).first(where: { $0.id == id }) else { throw ActionError(.notFound, "no alarm with id '\(id)'") }
+        guard let alarm = try loadAlarms(ctx).first(where: { $0.id == id }) else {
+            throw ActionError(.notFound, "no alarm with id '\(id)'")
+        }
         return try single(ctx, alarm)
     }
 
@@ -72,7 +74,9 @@ public struct AlarmActions: Sendable {
     /// `alarm sounds --json`: every sound of the directories, whether it plays, its container
     /// and format (alarm-web's add form offers the playable ones).
     public func sounds() throws -> String {
-        do { return try SoundEntry.json(SoundEntry.all(config.soundLibrary)) } catch { throw ActionError(.failed, "\(error)") }
+        do { return try SoundEntry.json(SoundEntry.all(config.soundLibrary)) } catch {
+            throw ActionError(.failed, "\(error)")
+        }
     }
 
     /// `alarm history --json`.
@@ -84,14 +88,18 @@ public struct AlarmActions: Sendable {
     /// `alarm preview EXPR --count N --zone ZONE [--every D] [--from DATE] [--until DATE]
     /// [--skip-holidays] --json`: the next rings in RFC 3339 of the alarm `alarm add` would make
     /// of the same (issue #12's rules included; holidays from the config's file).
-    public func preview(expression: String, count: String?, zone: String?, every: String? = nil, from: String? = nil,
-                        until: String? = nil, skipHolidays: Bool = false) throws -> String {
+    public func preview(
+        expression: String, count: String?, zone: String?, every: String? = nil, from: String? = nil,
+        until: String? = nil, skipHolidays: Bool = false
+    ) throws -> String {
         guard !expression.trimmingBlanks().isEmpty else {
             throw ActionError(.badInput, "give a calendar expression, e.g. 'Mon..Fri 06:30'")
         }
         var n = 5
         if let count {
-            guard let v = Int(count), (1...10_000).contains(v) else { throw ActionError(.badInput, "count must be between 1 and 10000") }
+            guard let v = Int(count), (1...10_000).contains(v) else {
+                throw ActionError(.badInput, "count must be between 1 and 10000")
+            }
             n = v
         }
         let expr: CalendarExpression
@@ -112,7 +120,8 @@ public struct AlarmActions: Sendable {
             alarm = try options.previewAlarm(.calendar(expr), zone: systemZone, now: start)
             if skipHolidays {
                 guard let path = config.holidays else {
-                    throw UserError("skip_holidays: no holidays file is set ('holidays = FILE' in \(config.configPath))")
+                    throw UserError(
+                        "skip_holidays: no holidays file is set ('holidays = FILE' in \(config.configPath))")
                 }
                 holidays = try HolidaysFile.load(path)
             }
@@ -123,7 +132,9 @@ public struct AlarmActions: Sendable {
         let walk = PreviewWalk(alarm, from: start, count: n, systemZone: systemZone, holidays: holidays, verbose: false)
         if walk.rings == 0 {
             let rules = alarm.rulesText(zone: shown)
-            throw ActionError(.badInput, "'\(expr)\(rules.isEmpty ? "" : " " + rules)' never rings after \(RFC3339.format(start, in: shown))")
+            throw ActionError(
+                .badInput,
+                "'\(expr)\(rules.isEmpty ? "" : " " + rules)' never rings after \(RFC3339.format(start, in: shown))")
         }
         return try Self.encode(walk.lines.map { RFC3339.format($0.at, in: shown) })
     }
@@ -142,8 +153,12 @@ public struct AlarmActions: Sendable {
             let c = Zones.civil(at: Date(), in: alarm.displayZone(systemZone: ctx.zone))
             alarm.from = .day(CivilTime(year: c.year, month: c.month, day: c.day))
         }
-        if !alarm.id.isEmpty { do { try Alarm.validate(id: alarm.id) } catch { throw ActionError(.badInput, "\(error)") } }
-        if let volume = alarm.volume, !(0...100).contains(volume) { throw ActionError(.badInput, "volume must be 0-100") }
+        if !alarm.id.isEmpty {
+            do { try Alarm.validate(id: alarm.id) } catch { throw ActionError(.badInput, "\(error)") }
+        }
+        if let volume = alarm.volume, !(0...100).contains(volume) {
+            throw ActionError(.badInput, "volume must be 0-100")
+        }
         if let sound = alarm.sound {
             do { try SoundLibrary.checkName(sound) } catch { throw ActionError(.badInput, "sound: \(error)") }
         }
@@ -155,7 +170,8 @@ public struct AlarmActions: Sendable {
         let ctx = self.ctx
         let stored: (alarm: Alarm, next: Date, replaced: Bool)
         do { stored = try ctx.commitAdd(alarm) } catch let e as UserError {
-            throw ActionError(e.description.hasPrefix("this alarm would never ring") ? .badInput : .failed, e.description)
+            throw ActionError(
+                e.description.hasPrefix("this alarm would never ring") ? .badInput : .failed, e.description)
         }
         let warning = alarm.sound.flatMap { ctx.config.soundLibrary.inspect($0).problem }.map {
             "\($0); the default tone will ring instead"
@@ -226,7 +242,9 @@ public struct AlarmActions: Sendable {
     /// One alarm, exactly as its element of `list --json`.
     private func single(_ ctx: AlarmContext, _ alarm: Alarm) throws -> String {
         let list = try ctx.json([alarm])
-        guard case .array(let items) = try JSONDecoder().decode(JSONValue.self, from: Data(list.utf8)), let first = items.first else {
+        guard case .array(let items) = try JSONDecoder().decode(JSONValue.self, from: Data(list.utf8)),
+            let first = items.first
+        else {
             throw ActionError(.failed, "the alarm could not be written as JSON")
         }
         return try Self.encode(first)
@@ -242,17 +260,22 @@ public struct AlarmActions: Sendable {
     /// checks of expressions, zones and timestamps, the same messages).
     static func decodeOne(_ body: [UInt8]) throws -> Alarm {
         guard body.contains(where: { !" \n\r\t".utf8.contains($0) }) else {
-            throw ActionError(.badInput, "the body is empty: send one alarm as a JSON object (the fields of alarm list --json)")
+            throw ActionError(
+                .badInput, "the body is empty: send one alarm as a JSON object (the fields of alarm list --json)")
         }
         guard body.first(where: { !" \n\r\t".utf8.contains($0) }) == UInt8(ascii: "{") else {
-            throw ActionError(.badInput, "the body must be one alarm as a JSON object (the fields of alarm list --json)")
+            throw ActionError(
+                .badInput, "the body must be one alarm as a JSON object (the fields of alarm list --json)")
         }
         let alarms: [Alarm]
         do { alarms = try AlarmListReader.decode(Array("[".utf8) + body + Array("]".utf8)) } catch {
             var text = "\(error)"
             // The reader names places in the list ("at [0].expression"); here there is one object.
-            if text.hasPrefix("at [0].") { text = String(text.dropFirst("at [0].".count)) }
-            else if text.hasPrefix("at [0]") { text = "the alarm" + text.dropFirst("at [0]".count) }
+            if text.hasPrefix("at [0].") {
+                text = String(text.dropFirst("at [0].".count))
+            } else if text.hasPrefix("at [0]") {
+                text = "the alarm" + text.dropFirst("at [0]".count)
+            }
             throw ActionError(.badInput, "not an alarm (the fields of alarm list --json): \(text)")
         }
         guard alarms.count == 1 else {

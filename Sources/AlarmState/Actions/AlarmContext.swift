@@ -32,7 +32,9 @@ package struct AlarmContext {
     /// Changes the alarms of `ids` (or every alarm with `all`) in one store update and returns
     /// them as changed; an id not in the store changes nothing ("no alarm with id 'x'; nothing
     /// was `done`"). `change` may throw a `UserError` to refuse, which also changes nothing.
-    package func changeEach(ids: [String], all: Bool, done: String, _ change: (inout Alarm) throws -> Void) throws -> [Alarm] {
+    package func changeEach(
+        ids: [String], all: Bool, done: String, _ change: (inout Alarm) throws -> Void
+    ) throws -> [Alarm] {
         let result: (changed: [Alarm], missing: [String])
         do {
             result = try store.update { list in
@@ -47,7 +49,8 @@ package struct AlarmContext {
             }
         } catch let error as UserError { throw error } catch { throw UserError(error) }
         if !result.missing.isEmpty {
-            throw UserError("no alarm with id \(result.missing.map { "'\($0)'" }.joined(separator: ", ")); nothing was \(done)")
+            throw UserError(
+                "no alarm with id \(result.missing.map { "'\($0)'" }.joined(separator: ", ")); nothing was \(done)")
         }
         return result.changed
     }

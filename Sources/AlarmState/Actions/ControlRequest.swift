@@ -47,7 +47,8 @@ package struct ControlRequest {
             }
             if !noticed, !answered, Date().timeIntervalSince(start) >= Self.noticeAfter {
                 noticed = true
-                Self.notice?("waiting for alarmd to confirm '\(line)' (it is slow to answer; up to \(Int(Self.patience)) s)")
+                Self.notice?(
+                    "waiting for alarmd to confirm '\(line)' (it is slow to answer; up to \(Int(Self.patience)) s)")
             }
             usleep(20_000)
         }
@@ -73,7 +74,9 @@ package struct ControlOutcome {
         let request = ControlRequest(ctx: ctx, line: "snooze" + (duration.map { " " + $0 } ?? ""))
         // alarmd refuses a snooze past the alarm's limit (and logs it); status.json then shows it
         // still ringing with its snoozes used up.
-        let after = try request.deliver(confirmed: { _, after in after.state == .snoozed || SnoozeRefusal.limitReached(after) })
+        let after = try request.deliver(confirmed: { _, after in
+            after.state == .snoozed || SnoozeRefusal.limitReached(after)
+        })
         if let after, let refusal = SnoozeRefusal.refusal(after) {
             return ControlOutcome(done: false, message: refusal, status: after)
         }
@@ -84,7 +87,9 @@ package struct ControlOutcome {
         if let now, let refusal = SnoozeRefusal.refusal(now) {
             return ControlOutcome(done: false, message: refusal, status: now)
         }
-        return ControlOutcome(done: false, message: "nothing was snoozed: \(now.map { describe($0, ctx) } ?? "no status from alarmd")", status: now)
+        return ControlOutcome(
+            done: false, message: "nothing was snoozed: \(now.map { describe($0, ctx) } ?? "no status from alarmd")",
+            status: now)
     }
 
     /// `alarm stop`.
@@ -95,11 +100,15 @@ package struct ControlOutcome {
             let now = readStatus(ctx) ?? before
             return ControlOutcome(done: false, message: "nothing to stop: \(describe(now, ctx))", status: now)
         }
-        if let after = try ControlRequest(ctx: ctx, line: "stop").deliver(confirmed: { _, after in after.state == .idle }) {
+        if let after = try ControlRequest(ctx: ctx, line: "stop").deliver(confirmed: { _, after in after.state == .idle
+            })
+        {
             return ControlOutcome(done: true, message: "stopped", status: after)
         }
         let now = readStatus(ctx)
-        return ControlOutcome(done: false, message: "alarmd did not confirm the stop: \(now.map { describe($0, ctx) } ?? "no status")", status: now)
+        return ControlOutcome(
+            done: false, message: "alarmd did not confirm the stop: \(now.map { describe($0, ctx) } ?? "no status")",
+            status: now)
     }
 
     /// `alarm ring [--sound NAME]`.
@@ -109,7 +118,9 @@ package struct ControlOutcome {
             return ControlOutcome(done: true, message: describe(after, ctx), status: after)
         }
         let now = readStatus(ctx)
-        return ControlOutcome(done: false, message: "alarmd did not confirm ringing: \(now.map { describe($0, ctx) } ?? "no status")", status: now)
+        return ControlOutcome(
+            done: false, message: "alarmd did not confirm ringing: \(now.map { describe($0, ctx) } ?? "no status")",
+            status: now)
     }
 }
 

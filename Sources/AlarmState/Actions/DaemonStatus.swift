@@ -44,6 +44,7 @@ package func describe(_ status: EngineStatus, _ ctx: AlarmContext) -> String {
         return "snoozed until \(status.snoozedUntil.map { ctx.clock($0) } ?? "?") (\(status.alarm ?? "ring"))"
     case .idle:
         guard let next = status.next else { return "idle: no alarm scheduled" }
-        return "idle: next \(next.id) at \(ctx.short(next.at)) (in \(Durations.spoken(next.at.timeIntervalSince(ctx.now))))"
+        return
+            "idle: next \(next.id) at \(ctx.short(next.at)) (in \(Durations.spoken(next.at.timeIntervalSince(ctx.now))))"
     }
 }

@@ -18,7 +18,9 @@ package struct PreviewWalk {
     /// From `start` (or the alarm's `created`, if later). Without `verbose` only the rings are
     /// listed and a pause is jumped over whole; paused until `alarm resume`, nothing rings:
     /// `count` of its occurrences are walked, and the walk stops.
-    package init(_ alarm: Alarm, from start: Date, count: Int, systemZone: Zone, holidays: HolidayCalendar, verbose: Bool) {
+    package init(
+        _ alarm: Alarm, from start: Date, count: Int, systemZone: Zone, holidays: HolidayCalendar, verbose: Bool
+    ) {
         let shown = alarm.displayZone(systemZone: systemZone)
         var passed = 0
         var skipNext = alarm.skipNext
@@ -38,12 +40,17 @@ package struct PreviewWalk {
                 }
             case .holiday(let name):
                 passed += 1
-                if verbose { lines.append(Line(at: t, outcome: "skipped", reason: HolidayCalendar.reason(name, on: t, in: shown))) }
+                if verbose {
+                    lines.append(
+                        Line(at: t, outcome: "skipped", reason: HolidayCalendar.reason(name, on: t, in: shown)))
+                }
             case .rings:
                 if skipNext {
                     skipNext = false
                     passed += 1
-                    if verbose { lines.append(Line(at: t, outcome: "skipped", reason: "skipped as asked (alarm skip)")) }
+                    if verbose {
+                        lines.append(Line(at: t, outcome: "skipped", reason: "skipped as asked (alarm skip)"))
+                    }
                     continue
                 }
                 rings += 1

@@ -44,13 +44,16 @@ package struct ScheduleRules {
     package func previewAlarm(_ trigger: AlarmTrigger?, zone: Zone, now: Date) throws -> Alarm {
         let (t, rules) = try apply(to: trigger, zone: zone, now: now)
         if let problem = Alarm.whyRulesDoNotFit(trigger: t, every: rules.every) { throw UserError(problem) }
-        return Alarm(id: "", trigger: t, every: rules.every, from: rules.from, until: rules.until, skipHolidays: skipHolidays)
+        return Alarm(
+            id: "", trigger: t, every: rules.every, from: rules.from, until: rules.until, skipHolidays: skipHolidays)
     }
 
     package func apply(to trigger: AlarmTrigger?, zone: Zone, now: Date) throws -> (AlarmTrigger, Parsed) {
         var p = try parsed()
         guard let every = p.every else {
-            guard let trigger else { throw UserError("give exactly one of: an expression, --in DURATION, --at TIME (or --every)") }
+            guard let trigger else {
+                throw UserError("give exactly one of: an expression, --in DURATION, --at TIME (or --every)")
+            }
             return (trigger, p)
         }
         let pinned: Zone = {
@@ -65,7 +68,8 @@ package struct ScheduleRules {
         case (.calendar(let e)?, false):
             let start = p.from.map { $0.start(in: pinned).addingTimeInterval(-1) } ?? now
             guard let first = Schedule.next(e, after: start, in: zone) else {
-                throw UserError("'\(e)' has no time after \(RFC3339.format(start, in: pinned)) to start --every \(every) from")
+                throw UserError(
+                    "'\(e)' has no time after \(RFC3339.format(start, in: pinned)) to start --every \(every) from")
             }
             p.from = nil
             return (.instant(first), p)
@@ -86,7 +90,9 @@ package struct ScheduleRules {
             case .local(let s)?: return try daily(at: CivilTime(localSeconds: s), &p)
             case .instant(let t)?: return try daily(at: Zones.civil(at: t, in: zone), &p)
             default:
-                throw UserError("--every \(every) needs the time of day: give an expression, e.g. alarm add 06:00 --every \(every) --from \(today)")
+                throw UserError(
+                    "--every \(every) needs the time of day: give an expression, e.g. alarm add 06:00 --every \(every) --from \(today)"
+                )
             }
         }
     }

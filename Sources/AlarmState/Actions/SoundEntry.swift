@@ -4,7 +4,9 @@ import FoundationEssentials
 /// One line of `alarm sounds`; `reason` and `duration` are written as null when absent.
 package struct SoundEntry: Encodable {
     /// Every sound of the directories, inspected.
-    package static func all(_ library: SoundLibrary) -> [SoundEntry] { library.names().map { SoundEntry(library.inspect($0)) } }
+    package static func all(_ library: SoundLibrary) -> [SoundEntry] {
+        library.names().map { SoundEntry(library.inspect($0)) }
+    }
 
     /// `alarm sounds --json` (and alarm-web's `GET /api/sounds`).
     package static func json(_ entries: [SoundEntry]) throws -> String {
@@ -37,7 +39,9 @@ package struct SoundEntry: Encodable {
         path = i.path.isEmpty ? nil : i.path
     }
 
-    package enum CodingKeys: String, CodingKey { case name, playable, duration, reason, kind, container, format, channels, rate, path }
+    package enum CodingKeys: String, CodingKey {
+        case name, playable, duration, reason, kind, container, format, channels, rate, path
+    }
 
     package func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)

@@ -33,14 +33,17 @@ public struct LivePreflightProbes: PreflightProbes {
         let text = r.error.map { "\($0.operation) failed: \($0.text)" } ?? ""
         switch r.outcome {
         case .opens:
-            return .init(name: device, result: .opens(card: r.card.map { .init(index: $0, name: r.cardName ?? "card \($0)") }))
+            return .init(
+                name: device, result: .opens(card: r.card.map { .init(index: $0, name: r.cardName ?? "card \($0)") }))
         case .busy: return .init(name: device, result: .busy(text))
         // alarmd's own access is what counts: for it, a device it may not open does not play.
         case .denied: return .init(name: device, result: asDaemon ? .fails(text) : .denied(text))
         case .fails:
             // A user who may not open the cards' control devices cannot even find a card by
             // name: alsa-lib says "No such device". That tells nothing about alarmd's access.
-            if !asDaemon, let closed = cardsClosedToThisUser() { return .init(name: device, result: .denied("\(text); \(closed)")) }
+            if !asDaemon, let closed = cardsClosedToThisUser() {
+                return .init(name: device, result: .denied("\(text); \(closed)"))
+            }
             return .init(name: device, result: .fails(text))
         }
     }
@@ -71,7 +74,8 @@ public struct LivePreflightProbes: PreflightProbes {
             return .reading(control: level.control, card: card.name, percent: level.percent, muted: level.muted)
         } catch {
             if let control {
-                return .unreadable("\(error) (mixer_control '\(control)'; amixer -c \(card.index) scontrols lists the controls)")
+                return .unreadable(
+                    "\(error) (mixer_control '\(control)'; amixer -c \(card.index) scontrols lists the controls)")
             }
             return .unreadable("\(error)")
         }
@@ -99,7 +103,8 @@ public struct LivePreflightProbes: PreflightProbes {
             writable = .no("\(error)")
         }
         do {
-            return .init(directory: directory, writable: writable, freeBytes: try FileSystemSpace.availableBytes(directory))
+            return .init(
+                directory: directory, writable: writable, freeBytes: try FileSystemSpace.availableBytes(directory))
         } catch {
             return .init(directory: directory, writable: writable, freeBytes: nil, freeError: "\(error)")
         }
@@ -122,7 +127,11 @@ public struct LivePreflightProbes: PreflightProbes {
         var broken: [String] = []
         for name in names {
             let r = sound(named: name)
-            if case .plays = r.facts { playing.append((name, r)) } else if case .replaced(_, let problem) = r.facts { broken.append(problem) }
+            if case .plays = r.facts {
+                playing.append((name, r))
+            } else if case .replaced(_, let problem) = r.facts {
+                broken.append(problem)
+            }
             if case .any = SoundSelection(spec), !playing.isEmpty { break }
         }
         guard let first = playing.first else {
@@ -144,8 +153,10 @@ public struct LivePreflightProbes: PreflightProbes {
         let inspection = sounds.inspect(name)
         switch inspection.result {
         case .success(let clip):
-            var detail = [inspection.format.map { "\($0.container.rawValue) \($0.format)" }, Text.fixed(clip.duration, 1) + " s"]
-                .compactMap { $0 }.joined(separator: ", ")
+            var detail = [
+                inspection.format.map { "\($0.container.rawValue) \($0.format)" }, Text.fixed(clip.duration, 1) + " s",
+            ]
+            .compactMap { $0 }.joined(separator: ", ")
             detail += ", \(clip.channels == 1 ? "mono" : "\(clip.channels) channels") \(clip.sampleRate) Hz"
             return (.plays(name: name, detail: detail), clip.channels, clip.sampleRate)
         case .failure(let problem):

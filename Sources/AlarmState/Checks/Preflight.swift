@@ -58,14 +58,17 @@ public struct Preflight {
     /// `daemon`, `sound` (when an alarm is known), `device`, `mixer`, `clock`, `zone`, `storage`.
     public func report(_ target: Target, daemon: CheckFacts.Daemon, system: SystemZoneFacts, now: Date) -> CheckReport {
         var checks: [Check] = []
-        var id: String?, at: Date?, alarm: Alarm?
+        var id: String?
+        var at: Date?
+        var alarm: Alarm?
         var zone = system.zone
         switch target {
         case .alarm(let a, let next):
             (id, at, alarm) = (a.id, next, a)
             zone = a.displayZone(systemZone: system.zone)
             if next == nil {
-                checks.append(a.pause == .indefinitely ? CheckRules.pausedUntilResume(a.id) : CheckRules.neverRings(a.id))
+                checks.append(
+                    a.pause == .indefinitely ? CheckRules.pausedUntilResume(a.id) : CheckRules.neverRings(a.id))
             }
         case .unknown(let name):
             id = name
@@ -113,7 +116,8 @@ public struct Preflight {
     }
 
     func zoneFacts(_ alarm: Alarm?, at: Date?, system: SystemZoneFacts) -> CheckFacts.Zones {
-        var facts = CheckFacts.Zones(system: system.zone.identifier, systemKnown: system.known, source: system.source, mode: alarm?.mode)
+        var facts = CheckFacts.Zones(
+            system: system.zone.identifier, systemKnown: system.known, source: system.source, mode: alarm?.mode)
         guard let alarm else { return facts }
         if let pinned = alarm.zone {
             facts.pinned = pinned

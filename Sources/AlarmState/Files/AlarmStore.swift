@@ -115,7 +115,9 @@ public final class AlarmStore: Sendable {
     @discardableResult
     public func removeRung(_ alarm: Alarm) throws -> Bool {
         try update { list in
-            guard let i = list.firstIndex(where: { $0.id == alarm.id && $0.sameSchedule(as: alarm) }) else { return false }
+            guard let i = list.firstIndex(where: { $0.id == alarm.id && $0.sameSchedule(as: alarm) }) else {
+                return false
+            }
             list.remove(at: i)
             return true
         }
@@ -126,7 +128,9 @@ public final class AlarmStore: Sendable {
     @discardableResult
     public func clearSkipNext(_ alarm: Alarm) throws -> Bool {
         try update { list in
-            guard let i = list.firstIndex(where: { $0.id == alarm.id && $0.sameSchedule(as: alarm) }) else { return false }
+            guard let i = list.firstIndex(where: { $0.id == alarm.id && $0.sameSchedule(as: alarm) }) else {
+                return false
+            }
             list[i].skipNext = false
             return true
         }
@@ -137,7 +141,10 @@ public final class AlarmStore: Sendable {
     @discardableResult
     public func clearPause(_ alarm: Alarm) throws -> Bool {
         try update { list in
-            guard let i = list.firstIndex(where: { $0.id == alarm.id && $0.sameSchedule(as: alarm) && $0.pause == alarm.pause }),
+            guard
+                let i = list.firstIndex(where: {
+                    $0.id == alarm.id && $0.sameSchedule(as: alarm) && $0.pause == alarm.pause
+                }),
                 list[i].pause != nil
             else { return false }
             list[i].pause = nil
@@ -195,13 +202,17 @@ public final class AlarmStore: Sendable {
     }
 
     /// `decode(_:path:)` with the reading done by `read` (the daemon's `ReloadCache`).
-    package static func decode(_ bytes: [UInt8]?, path: String, read: ([UInt8]) throws(AlarmListProblem) -> [Alarm]) throws -> [Alarm] {
+    package static func decode(
+        _ bytes: [UInt8]?, path: String, read: ([UInt8]) throws(AlarmListProblem) -> [Alarm]
+    ) throws -> [Alarm] {
         guard let bytes, bytes.contains(where: { !" \n\r\t".utf8.contains($0) }) else { return [] }
         let alarms: [Alarm]
         do {
             alarms = try read(bytes)
         } catch {
-            throw StoreError(path: path, message: "cannot read the alarms (\(error)); the file was left as it is: fix it or move it away")
+            throw StoreError(
+                path: path,
+                message: "cannot read the alarms (\(error)); the file was left as it is: fix it or move it away")
         }
         try checkUnique(alarms, path: path)
         return alarms
@@ -210,7 +221,9 @@ public final class AlarmStore: Sendable {
     static func checkUnique(_ alarms: [Alarm], path: String) throws {
         var seen = Set<String>()
         for a in alarms where !seen.insert(a.id).inserted {
-            throw StoreError(path: path, message: "two alarms have the id '\(a.id)'; the file was left as it is: fix it or move it away")
+            throw StoreError(
+                path: path,
+                message: "two alarms have the id '\(a.id)'; the file was left as it is: fix it or move it away")
         }
     }
 }

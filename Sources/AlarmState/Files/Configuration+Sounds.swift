@@ -5,7 +5,8 @@ extension Configuration {
     /// then `sounds/` in the state directory (the seeds' main bundle, then `Library/Sounds`).
     public var soundLibrary: SoundLibrary {
         if let dirs = soundsDirs { return SoundLibrary(directories: dirs) }
-        return SoundLibrary(directories: [SoundLibrary.installedSoundsDirectory(), stateDir + "/sounds"].compactMap { $0 })
+        return SoundLibrary(
+            directories: [SoundLibrary.installedSoundsDirectory(), stateDir + "/sounds"].compactMap { $0 })
     }
 }
 

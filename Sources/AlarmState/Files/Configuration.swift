@@ -166,12 +166,15 @@ public struct Configuration: Equatable, Sendable {
             throw ConfigurationError(path: path, line: nil, message: "is not a UTF-8 text file of at most 64 KiB")
         }
         for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            let line =
+                raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
             let trimmed = line.trimmingBlanks()
             if trimmed.isEmpty { continue }
             let parts = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingBlanks() }
             func fail(_ m: String) -> ConfigurationError { ConfigurationError(path: path, line: n + 1, message: m) }
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { throw fail("expected 'key = value', found '\(trimmed)'") }
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw fail("expected 'key = value', found '\(trimmed)'")
+            }
             let (key, value) = (parts[0].lowercased().replacing("-", with: "_"), parts[1])
             func duration() throws -> TimeInterval {
                 do { return try Durations.parse(value) } catch { throw fail("\(key): \(error)") }
@@ -183,10 +186,14 @@ public struct Configuration: Equatable, Sendable {
             case "fade_in":
                 fadeIn = value == "0" ? 0 : try duration()
             case "volume":
-                guard let v = Self.percent(value) else { throw fail("volume must be a whole percentage 0..100, found '\(value)'") }
+                guard let v = Self.percent(value) else {
+                    throw fail("volume must be a whole percentage 0..100, found '\(value)'")
+                }
                 volume = v
             case "volume_from":
-                guard let v = Self.percent(value) else { throw fail("volume_from must be a whole percentage 0..100, found '\(value)'") }
+                guard let v = Self.percent(value) else {
+                    throw fail("volume_from must be a whole percentage 0..100, found '\(value)'")
+                }
                 volumeFrom = v
             case "max_snoozes":
                 do { maxSnoozes = try SnoozeLimit.parse(value) } catch { throw fail("\(error)") }
@@ -194,7 +201,8 @@ public struct Configuration: Equatable, Sendable {
                 do { whenIgnored = try WhenIgnored.parse(value) } catch { throw fail("\(error)") }
             case "mixer_floor":
                 guard let v = Self.percent(value) else {
-                    throw fail("mixer_floor must be a whole percentage 0..100 (0 turns the floor off), found '\(value)'")
+                    throw fail(
+                        "mixer_floor must be a whole percentage 0..100 (0 turns the floor off), found '\(value)'")
                 }
                 mixerFloor = v
             case "mixer_control": mixerControl = value
@@ -215,21 +223,29 @@ public struct Configuration: Equatable, Sendable {
                 if value.hasPrefix("/") {
                     holidays = value
                 } else {
-                    let dir = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+                    let dir = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(
+                        separator: "/")
                     holidays = (dir.isEmpty ? (path.hasPrefix("/") ? "" : ".") : dir) + "/" + value
                 }
             case "web_listen": webListen = value
             case "web_token_file": webTokenPath = value
             case "web_connections_per_address", "web_connections":
-                guard let n = Int(value), (1...65536).contains(n) else { throw fail("\(key): '\(value)' is not a number from 1 to 65536") }
+                guard let n = Int(value), (1...65536).contains(n) else {
+                    throw fail("\(key): '\(value)' is not a number from 1 to 65536")
+                }
                 if key == "web_connections" { webConnections = n } else { webConnectionsPerAddress = n }
             case "web_hosts":
                 webHosts = value.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
-                for h in webHosts where h.contains(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":")) }) {
+                for h in webHosts
+                where h.contains(where: {
+                    !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":"))
+                }) {
                     throw fail("web_hosts: '\(h)' is not a host name or address")
                 }
             default:
-                throw fail("unknown setting '\(parts[0])' (known: snooze, ring, volume, volume_from, fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays, web_listen, web_token_file, web_hosts, web_connections, web_connections_per_address)")
+                throw fail(
+                    "unknown setting '\(parts[0])' (known: snooze, ring, volume, volume_from, fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays, web_listen, web_token_file, web_hosts, web_connections, web_connections_per_address)"
+                )
             }
         }
     }

@@ -62,7 +62,8 @@ public final class EventFollower {
             case .last(let n): pending = try lastLines(n, of: file)
             case .after(let seq):
                 lastSeq = seq
-                pending = try Self.lines(of: path + ".1").filter { ($0.seq ?? 0) > seq }
+                pending =
+                    try Self.lines(of: path + ".1").filter { ($0.seq ?? 0) > seq }
                     + (try Self.lines(in: file, upTo: offset)).filter { ($0.seq ?? 0) > seq }
             }
         }
@@ -84,7 +85,9 @@ public final class EventFollower {
                 directoryGone = true
                 continue
             }
-            if event.name == nil, event.path == directory, !event.kinds.intersection([.deleteSelf, .moveSelf, .ignored]).isEmpty {
+            if event.name == nil, event.path == directory,
+                !event.kinds.intersection([.deleteSelf, .moveSelf, .ignored]).isEmpty
+            {
                 directoryGone = true
             }
         }

@@ -66,7 +66,9 @@ public final class EventLog {
         let now = try FileIdentity.of(path)
         if let file, now?.identity == file.identity { return file }
         let fresh = try AppendingFile(path: path, permissions: Self.permissions)
-        if fresh.size > 0, let reader = try ReadingFile(path: path), try reader.read(at: fresh.size - 1, count: 1) != [UInt8(ascii: "\n")] {
+        if fresh.size > 0, let reader = try ReadingFile(path: path),
+            try reader.read(at: fresh.size - 1, count: 1) != [UInt8(ascii: "\n")]
+        {
             try fresh.append([UInt8(ascii: "\n")])
         }
         file = fresh
@@ -121,7 +123,8 @@ public struct EventLine: Equatable, Sendable {
             }
             var j = i + key.count
             while j < line.count, line[j] == UInt8(ascii: " ") { j += 1 }
-            var value = 0, digits = 0
+            var value = 0
+            var digits = 0
             while j < line.count, line[j] >= UInt8(ascii: "0"), line[j] <= UInt8(ascii: "9"), digits < 18 {
                 value = value * 10 + Int(line[j] - UInt8(ascii: "0"))
                 digits += 1

@@ -19,9 +19,13 @@ public enum HolidaysFile {
     /// line and the reason); a file that does not exist is a problem too.
     public static func load(_ path: String) throws(Problem) -> HolidayCalendar {
         let bytes: [UInt8]?
-        do { bytes = try AtomicFile.read(path) } catch { throw Problem(path: path, message: "cannot be read: \(error)") }
+        do { bytes = try AtomicFile.read(path) } catch {
+            throw Problem(path: path, message: "cannot be read: \(error)")
+        }
         guard let bytes else { throw Problem(path: path, message: "does not exist") }
-        guard bytes.count <= maxBytes else { throw Problem(path: path, message: "is larger than \(maxBytes >> 20) MiB") }
+        guard bytes.count <= maxBytes else {
+            throw Problem(path: path, message: "is larger than \(maxBytes >> 20) MiB")
+        }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw Problem(path: path, message: "is not UTF-8 text")
         }

@@ -16,14 +16,18 @@ public enum SystemZone {
     /// 3. the zone file as a regular file (copied, not linked): its own rules, under the file's
     ///    name as identifier (`localtime`), adopted so that recorded identifiers resolve;
     /// 4. UTC, as glibc does without a zone file.
-    public static func current(_ config: Configuration, environment: [String: String] = ProcessInfo.processInfo.environment) -> Zone {
+    public static func current(
+        _ config: Configuration, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Zone {
         resolve(config, environment: environment) ?? .utc
     }
 
     /// Steps 1 to 3 of `current`; nil when they find nothing usable, e.g. while a zone file is
     /// being rewritten (zic deletes, then creates and writes it): the daemon then keeps the zone
     /// it has rather than falling back to UTC for a moment.
-    public static func resolve(_ config: Configuration, environment: [String: String] = ProcessInfo.processInfo.environment) -> Zone? {
+    public static func resolve(
+        _ config: Configuration, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Zone? {
         if !config.localtimeIsExplicit, let tz = environment["TZ"], !tz.isEmpty, let zone = zone(tz: tz) {
             return zone
         }
@@ -36,7 +40,9 @@ public enum SystemZone {
         var current = path
         for _ in 0..<8 {
             guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return nil }
-            let absolute = target.hasPrefix("/") ? target : URL(fileURLWithPath: current).deletingLastPathComponent().path + "/" + target
+            let absolute =
+                target.hasPrefix("/")
+                ? target : URL(fileURLWithPath: current).deletingLastPathComponent().path + "/" + target
             if let r = absolute.ranges(of: "zoneinfo/").last {
                 var name = String(absolute[r.upperBound...])
                 for prefix in ["posix/", "right/"] where name.hasPrefix(prefix) { name.removeFirst(prefix.count) }
@@ -51,7 +57,9 @@ public enum SystemZone {
     /// rules. Nil when it cannot be read or is not a TZif file.
     public static func copied(_ path: String) -> Zone? {
         let name = URL(fileURLWithPath: path).lastPathComponent
-        guard let zone = try? Zone(identifier: name.isEmpty ? "localtime" : name, contentsOfFile: path) else { return nil }
+        guard let zone = try? Zone(identifier: name.isEmpty ? "localtime" : name, contentsOfFile: path) else {
+            return nil
+        }
         Zones.adopt(zone)
         return zone
     }

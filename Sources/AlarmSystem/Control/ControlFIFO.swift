@@ -27,22 +27,26 @@ public enum ControlFIFOError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notAFIFO(let path, let kind):
-            return "\(path) exists and is a \(kind), not a FIFO; refusing to use or replace it (remove it, or choose another runtime directory)"
+            return
+                "\(path) exists and is a \(kind), not a FIFO; refusing to use or replace it (remove it, or choose another runtime directory)"
         case .notOwned(let path, let owner, let us):
-            return "\(path) is a FIFO owned by uid \(owner), not by this process (uid \(us)); refusing to read commands from it"
+            return
+                "\(path) is a FIFO owned by uid \(owner), not by this process (uid \(us)); refusing to read commands from it"
         case .daemonNotRunning(let path):
             return "alarmd is not running (nobody is reading \(path))"
         case .missing(let path):
             return "alarmd is not running (no control FIFO at \(path); check --runtime-dir / ALARM_RUNTIME_DIR)"
         case .permissionDenied(let path, let group?):
-            return "permission denied: you are not in group '\(group)', whose members may write \(path) (snooze, stop, ring); "
+            return
+                "permission denied: you are not in group '\(group)', whose members may write \(path) (snooze, stop, ring); "
                 + "ask an administrator for `sudo usermod -aG \(group) \(Accounts.currentUserName())` (then log in again), or use sudo"
         case .permissionDenied(let path, nil):
             return "permission denied: not allowed to write \(path); join the group that owns it, or use sudo"
         case .busy(let path):
             return "alarmd is not reading its control FIFO \(path) (it is full); is it hung?"
         case .cannotSetGroup(let path, let group):
-            return "cannot give \(path) to group \(group): this user (uid \(geteuid())) is not a member of it; add it to the group (SupplementaryGroups= in the unit) or drop the group setting"
+            return
+                "cannot give \(path) to group \(group): this user (uid \(geteuid())) is not a member of it; add it to the group (SupplementaryGroups= in the unit) or drop the group setting"
         case .badLine(let reason):
             return "cannot send this command: \(reason)"
         case .system(let error):
@@ -213,7 +217,8 @@ public final class ControlFIFO {
                 }
             }
             guard written == bytes.count else {  // cannot happen below PIPE_BUF; never pretend
-                throw ControlFIFOError.system(SystemError("write(\(path)) wrote \(written) of \(bytes.count) bytes", errno: EIO))
+                throw ControlFIFOError.system(
+                    SystemError("write(\(path)) wrote \(written) of \(bytes.count) bytes", errno: EIO))
             }
         } catch let error as SystemError {
             switch error.errno {
@@ -233,9 +238,13 @@ public final class ControlFIFO {
                 open("/proc/self/fd/\(reader)", O_WRONLY | O_NONBLOCK | O_CLOEXEC)
             }
         } catch let error as SystemError where error.errno == ENOENT {
-            let writer = try valueOrErrno("open(\(path))") { open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW) }
+            let writer = try valueOrErrno("open(\(path))") {
+                open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+            }
             var info = stat()
-            guard (try? valueOrErrno("fstat(\(path))") { fstat(writer, &info) }) != nil, info.st_dev == opened.st_dev, info.st_ino == opened.st_ino else {
+            guard (try? valueOrErrno("fstat(\(path))") { fstat(writer, &info) }) != nil, info.st_dev == opened.st_dev,
+                info.st_ino == opened.st_ino
+            else {
                 closeIgnoringErrors(writer)
                 throw ControlFIFOError.notAFIFO(path: path, kind: "file that changed while it was opened")
             }

@@ -32,8 +32,10 @@ public struct ControlLineReader: Sendable {
             append(UnsafeRawBufferPointer(start: start, count: length))
             guard newline != nil else { break }
             if let dropped = discarded {
-                commands.append(.invalid(reason:
-                    "line longer than \(ControlCommand.maximumLineLength) bytes discarded (\(dropped) bytes)"))
+                commands.append(
+                    .invalid(
+                        reason:
+                            "line longer than \(ControlCommand.maximumLineLength) bytes discarded (\(dropped) bytes)"))
             } else if let command = ControlCommand(line: pending) {
                 commands.append(command)
             }

@@ -98,8 +98,10 @@ public final class EventLoop {
     /// is when the handler fails ("the control FIFO"); "fd N" when none is given.
     /// The corresponding C function is `epoll_ctl`.
     @discardableResult
-    public func register(_ descriptor: Int32, for interest: Readiness = .readable, name: String? = nil,
-                         _ handler: @escaping Handler) throws -> Token {
+    public func register(
+        _ descriptor: Int32, for interest: Readiness = .readable, name: String? = nil,
+        _ handler: @escaping Handler
+    ) throws -> Token {
         let id = nextID
         var event = epoll_event()
         event.events = interest.rawValue

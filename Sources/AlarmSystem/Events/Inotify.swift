@@ -178,8 +178,10 @@ public final class Inotify {
                 if kinds.contains(.ignored) { registrations[wd] = nil }
                 let name = nameBytes.isEmpty ? nil : String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
                 if let name, let wanted = registration.names, !wanted.contains(name) { continue }
-                events.append(Event(watch: Watch(rawValue: wd), directory: registration.directory,
-                                    name: name, kinds: kinds, cookie: cookie))
+                events.append(
+                    Event(
+                        watch: Watch(rawValue: wd), directory: registration.directory,
+                        name: name, kinds: kinds, cookie: cookie))
             }
         }
     }

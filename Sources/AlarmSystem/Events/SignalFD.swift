@@ -70,8 +70,10 @@ public final class SignalFD {
             }
             guard let n, n > 0 else { return received }
             for info in infos.prefix(n / size) {
-                received.append(Received(signal: Signal(rawValue: Int32(info.ssi_signo)),
-                                         senderPID: Int32(bitPattern: info.ssi_pid), senderUID: info.ssi_uid))
+                received.append(
+                    Received(
+                        signal: Signal(rawValue: Int32(info.ssi_signo)),
+                        senderPID: Int32(bitPattern: info.ssi_pid), senderUID: info.ssi_uid))
             }
         }
     }

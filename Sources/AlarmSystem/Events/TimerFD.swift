@@ -73,8 +73,9 @@ public final class TimerFD {
     /// `.clockChanged`: for a daemon with nothing scheduled that still wants to notice clock jumps.
     /// The corresponding C function is `timerfd_settime`.
     public func watchClockChanges() throws {
-        try settime(Glibc.timespec(tv_sec: Int(Int64.max / 1_000_000_000), tv_nsec: 0),
-                    flags: TimerFD.absoluteCancelOnSet)
+        try settime(
+            Glibc.timespec(tv_sec: Int(Int64.max / 1_000_000_000), tv_nsec: 0),
+            flags: TimerFD.absoluteCancelOnSet)
     }
 
     /// Arms the timer as `arm(at:)` does (`nil`: as `watchClockChanges()`), for callers that must
@@ -104,8 +105,9 @@ public final class TimerFD {
     /// A zero or negative delay fires as soon as possible.
     /// The corresponding C function is `timerfd_settime`.
     public func arm(after delay: Duration, repeating interval: Duration? = nil) throws {
-        var spec = itimerspec(it_interval: TimerFD.timespec(for: interval ?? .zero),
-                              it_value: TimerFD.timespec(for: delay))
+        var spec = itimerspec(
+            it_interval: TimerFD.timespec(for: interval ?? .zero),
+            it_value: TimerFD.timespec(for: delay))
         if spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0 { spec.it_value.tv_nsec = 1 }
         try valueOrErrno("timerfd_settime") { timerfd_settime(descriptor, 0, &spec, nil) }
     }
@@ -167,7 +169,10 @@ public final class TimerFD {
         guard t < limit else { return Glibc.timespec(tv_sec: Int(limit), tv_nsec: 0) }
         var seconds = t.rounded(.down)
         var nanos = ((t - seconds) * 1e9).rounded()
-        if nanos >= 1e9 { seconds += 1; nanos -= 1e9 }
+        if nanos >= 1e9 {
+            seconds += 1
+            nanos -= 1e9
+        }
         if seconds == 0 && nanos == 0 { nanos = 1 }
         return Glibc.timespec(tv_sec: Int(seconds), tv_nsec: Int(nanos))
     }

@@ -43,7 +43,8 @@ public enum AtomicFile {
     /// The corresponding C functions are `open`, `fchmod`, `write`, `fsync`, `rename`, `link`,
     /// `unlink` and `close`.
     public static func write(
-        _ bytes: [UInt8], to path: String, permissions: UInt32 = 0o644, ignoringUmask: Bool = false, replacing: Bool = true
+        _ bytes: [UInt8], to path: String, permissions: UInt32 = 0o644, ignoringUmask: Bool = false,
+        replacing: Bool = true
     ) throws {
         let dir = directory(of: path)
         let temp = dir + "/." + baseName(of: path) + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"

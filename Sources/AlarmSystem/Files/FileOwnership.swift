@@ -19,6 +19,8 @@ public enum FileOwnership {
     public static func identity(_ path: String) -> [Int]? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return [Int(info.st_dev), Int(info.st_ino), Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
+        return [
+            Int(info.st_dev), Int(info.st_ino), Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec),
+        ]
     }
 }

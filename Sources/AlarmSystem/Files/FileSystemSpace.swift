@@ -9,7 +9,8 @@ public enum FileSystemSpace {
     public static func availableBytes(_ path: String) throws -> Int64 {
         var info = statvfs()
         try valueOrErrno("statvfs(\(path))") { statvfs(path, &info) }
-        return Int64(clamping: UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize)).partialValue)
+        return Int64(
+            clamping: UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize)).partialValue)
     }
 
     /// Throws when this process may not create files in `path`: EACCES (permissions), EROFS (a

@@ -66,7 +66,9 @@ public final class AppendingFile {
             try bytes.withUnsafeBytes { buf in
                 var done = 0
                 while done < buf.count {
-                    done += try valueOrErrno("write \(path)") { Glibc.write(descriptor, buf.baseAddress! + done, buf.count - done) }
+                    done += try valueOrErrno("write \(path)") {
+                        Glibc.write(descriptor, buf.baseAddress! + done, buf.count - done)
+                    }
                 }
             }
         } catch {
@@ -118,7 +120,9 @@ public final class ReadingFile {
         var done = 0
         while done < count {
             let n = try out.withUnsafeMutableBytes { buf in
-                try valueOrErrno("read \(path)") { pread(descriptor, buf.baseAddress! + done, count - done, off_t(offset + done)) }
+                try valueOrErrno("read \(path)") {
+                    pread(descriptor, buf.baseAddress! + done, count - done, off_t(offset + done))
+                }
             }
             if n == 0 { break }
             done += n

@@ -46,7 +46,10 @@ extension Accounts {
             var result: UnsafeMutablePointer<Glibc.group>?
             var buffer = [CChar](repeating: 0, count: size)
             let rc = getgrgid_r(gid_t(id), &group, &buffer, size, &result)
-            if rc == ERANGE { size *= 4; continue }
+            if rc == ERANGE {
+                size *= 4
+                continue
+            }
             guard rc == 0, result != nil, let name = group.gr_name else { return nil }
             return String(cString: name)
         }
@@ -67,7 +70,8 @@ extension Accounts {
         var user = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(geteuid(), &user, &buffer, buffer.count, &result) == 0, result != nil, let name = user.pw_name else {
+        guard getpwuid_r(geteuid(), &user, &buffer, buffer.count, &result) == 0, result != nil, let name = user.pw_name
+        else {
             return "\(geteuid())"
         }
         return String(cString: name)

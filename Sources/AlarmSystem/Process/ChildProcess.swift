@@ -53,7 +53,9 @@ public final class ChildProcess {
         defer { if input >= 0 { closeIgnoringErrors(input) } }
         if let standardInput {
             input = try Self.filledPipe(standardInput)
-            try zeroOrErrorNumber("posix_spawn_file_actions_adddup2") { posix_spawn_file_actions_adddup2(&actions, input, 0) }
+            try zeroOrErrorNumber("posix_spawn_file_actions_adddup2") {
+                posix_spawn_file_actions_adddup2(&actions, input, 0)
+            }
         } else {
             try zeroOrErrorNumber("posix_spawn_file_actions_addopen") {
                 posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
@@ -62,7 +64,8 @@ public final class ChildProcess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
+        var none = sigset_t()
+        var all = sigset_t()
         sigemptyset(&none)
         sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &none)
@@ -75,10 +78,13 @@ public final class ChildProcess {
         try zeroOrErrorNumber("posix_spawnattr_setflags") { posix_spawnattr_setflags(&attributes, Int16(flags)) }
         let words: [String] = [executable] + arguments
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] =
+            environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for p in argv + envp { free(p) } }
         var child: pid_t = 0
-        try zeroOrErrorNumber("posix_spawn(\(executable))") { posix_spawn(&child, executable, &actions, &attributes, argv, envp) }
+        try zeroOrErrorNumber("posix_spawn(\(executable))") {
+            posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        }
         pid = child
         processGroup = ownProcessGroup
         descriptor = (try? valueOrErrno("pidfd_open(\(child))") { clinux_pidfd_open(child) }) ?? -1
@@ -95,7 +101,9 @@ public final class ChildProcess {
             try bytes.withUnsafeBytes { buf in
                 var done = 0
                 while done < buf.count {
-                    done += try valueOrErrno("write(pipe)") { Glibc.write(ends[1], buf.baseAddress! + done, buf.count - done) }
+                    done += try valueOrErrno("write(pipe)") {
+                        Glibc.write(ends[1], buf.baseAddress! + done, buf.count - done)
+                    }
                 }
             }
             // The child reads it blocking, as a program expects of its stdin.

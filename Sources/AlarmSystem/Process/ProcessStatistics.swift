@@ -56,7 +56,8 @@ public struct ContextSwitches: Equatable, Sendable {
             guard let id = Int32(tid) else { continue }
             // A thread may end between listing and reading; skip it.
             guard let status = try? ProcFile.read("\(base)/task/\(tid)/status") else { continue }
-            let name = status.split(separator: "\n").first { $0.hasPrefix("Name:") }
+            let name =
+                status.split(separator: "\n").first { $0.hasPrefix("Name:") }
                 .map { $0.dropFirst(5).trimmingCharacters() } ?? ""
             threads.append(Thread(id: id, name: name, switches: try parse(status)))
         }
@@ -87,7 +88,9 @@ public enum ResidentMemory {
         let status = try ProcFile.read((pid.map { "/proc/\($0)" } ?? "/proc/self") + "/status")
         // "VmRSS:\t    1234 kB"
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kib = line.dropFirst("VmRSS:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap({ UInt64($0) })
+            let kib = line.dropFirst("VmRSS:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap({
+                UInt64($0)
+            })
         else { throw SystemError("parse /proc status: no VmRSS line", errno: EINVAL) }
         return kib * 1024
     }

@@ -19,7 +19,8 @@ public struct SDNotify: Sendable {
 
         public var description: String {
             switch self {
-            case .unsupportedAddress(let a): return "NOTIFY_SOCKET=\(a) is not a unix socket path or @abstract name this daemon supports"
+            case .unsupportedAddress(let a):
+                return "NOTIFY_SOCKET=\(a) is not a unix socket path or @abstract name this daemon supports"
             case .system(let e): return "sd_notify: \(e)"
             }
         }
@@ -68,7 +69,9 @@ public struct SDNotify: Sendable {
         var address = try SDNotify.address(socket)
         let fd: Int32
         do {
-            fd = try valueOrErrno("socket(AF_UNIX)") { Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+            fd = try valueOrErrno("socket(AF_UNIX)") {
+                Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            }
         } catch let error as SystemError { throw Failure.system(error) }
         defer { closeIgnoringErrors(fd) }
         let message = Array(assignments.joined(separator: "\n").utf8)

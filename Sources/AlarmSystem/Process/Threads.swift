@@ -19,13 +19,15 @@ public func startThread(named name: String, _ body: @escaping @Sendable () -> Vo
     }
     let start = Unmanaged.passRetained(Start(body, threadName(name))).toOpaque()
     var thread = pthread_t()
-    let rc = pthread_create(&thread, nil, { raw in
-        let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
-        // Named from inside, before the body runs: the name is there as soon as it does work.
-        _ = pthread_setname_np(pthread_self(), start.name)
-        start.body()
-        return nil
-    }, start)
+    let rc = pthread_create(
+        &thread, nil,
+        { raw in
+            let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
+            // Named from inside, before the body runs: the name is there as soon as it does work.
+            _ = pthread_setname_np(pthread_self(), start.name)
+            start.body()
+            return nil
+        }, start)
     if rc == 0 {
         pthread_detach(thread)
     } else {
