@@ -62,7 +62,8 @@ import Testing
         let bad = [
             String(good.dropLast(5)),  // truncated
             good + " x",  // garbage after the document
-            good.replacingOccurrences(of: "\"marks\":{", with: "\"marks\":{\"a\":\"soon\","),  // a mark that is not a number
+            // a mark that is not a number
+            good.replacingOccurrences(of: "\"marks\":{", with: "\"marks\":{\"a\":\"soon\","),
             good.replacingOccurrences(of: "\"marks\":{", with: "\"marks\":{\"a\":01,"),  // not JSON's number syntax
             #"{"ring":{"state":"idle"},"marks":null}"#,
             #"{"ring":{"state":"idle"}}"#,

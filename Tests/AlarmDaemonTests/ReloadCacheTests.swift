@@ -50,15 +50,16 @@ import Testing
         try write(alarms, store)
         #expect(try cache.load(store) == alarms)
 
+        let text = String(decoding: try AlarmStore.encode(alarms), as: UTF8.self)
         for garbage in [
-            String(decoding: try AlarmStore.encode(alarms), as: UTF8.self).replacing("}\n]", with: "}\n"),  // truncated
-            String(decoding: try AlarmStore.encode(alarms), as: UTF8.self).replacing("\"b\"", with: "\"a\""),  // duplicate id
-            String(decoding: try AlarmStore.encode(alarms), as: UTF8.self).replacing("08:00:00", with: "28:00:00"),  // bad time
+            text.replacing("}\n]", with: "}\n"),  // truncated
+            text.replacing("\"b\"", with: "\"a\""),  // duplicate id
+            text.replacing("08:00:00", with: "28:00:00"),  // bad time
             // Bytes after an object taken unread (identical to one of the last load) still count.
-            String(decoding: try AlarmStore.encode(alarms), as: UTF8.self).replacing("},", with: "}},"),
-            String(decoding: try AlarmStore.encode(alarms), as: UTF8.self).replacing("},", with: "} x,"),
-            String(decoding: try AlarmStore.encode(alarms), as: UTF8.self).replacing("},", with: "}"),
-            String(String(decoding: try AlarmStore.encode(alarms), as: UTF8.self).dropLast(12)),  // ends inside the second
+            text.replacing("},", with: "}},"),
+            text.replacing("},", with: "} x,"),
+            text.replacing("},", with: "}"),
+            String(text.dropLast(12)),  // ends inside the second
         ] {
             try Data(garbage.utf8).write(to: URL(fileURLWithPath: store.path))
             var fromStore = ""

@@ -100,9 +100,8 @@ package struct ControlOutcome {
             let now = readStatus(ctx) ?? before
             return ControlOutcome(done: false, message: "nothing to stop: \(describe(now, ctx))", status: now)
         }
-        if let after = try ControlRequest(ctx: ctx, line: "stop").deliver(confirmed: { _, after in after.state == .idle
-            })
-        {
+        let request = ControlRequest(ctx: ctx, line: "stop")
+        if let after = try request.deliver(confirmed: { _, after in after.state == .idle }) {
             return ControlOutcome(done: true, message: "stopped", status: after)
         }
         let now = readStatus(ctx)
