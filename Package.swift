@@ -103,7 +103,9 @@ let package = Package(
         .testTarget(name: "AlarmCoreTests", dependencies: ["AlarmCore"]),
         .testTarget(name: "AlarmAudioTests", dependencies: ["AlarmAudio", "AlarmTestSupport"]),
         .testTarget(name: "AlarmSystemTests", dependencies: ["AlarmSystem", "AlarmTestSupport"]),
-        .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmState", "AlarmHooks"]),
+        .testTarget(name: "AlarmStateTests", dependencies: ["AlarmState", "AlarmTestSupport"]),
+        .testTarget(
+            name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmState", "AlarmHooks", "AlarmTestSupport"]),
         .testTarget(name: "WebAuthTests", dependencies: ["AlarmWebAuth"]),
         // Real-audio harness shared by the test targets: a PulseAudio null sink and its recorder.
         .target(name: "AlarmTestSupport", path: "Tests/AlarmTestSupport"),

@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmTestSupport
 import Foundation
 import Testing
 

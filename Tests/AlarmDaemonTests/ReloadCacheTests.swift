@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmTestSupport
 import Foundation
 import Testing
 
@@ -6,6 +7,10 @@ import Testing
 @testable import AlarmState
 
 /// Issue #9: alarmd's reloads decode only the alarm objects whose bytes changed.
+private func daily(_ id: String, _ time: String = "07:00") throws -> Alarm {
+    Alarm(id: id, trigger: .calendar(try CalendarExpression(time)))
+}
+
 @Suite struct ReloadCacheTests {
     func write(_ alarms: [Alarm], _ store: AlarmStore) throws {
         try Data(try AlarmStore.encode(alarms)).write(to: URL(fileURLWithPath: store.path))

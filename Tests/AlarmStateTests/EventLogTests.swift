@@ -3,7 +3,6 @@ import Foundation
 import Glibc
 import Testing
 
-@testable import AlarmDaemon
 @testable import AlarmState
 
 /// Issue #13: alarmd's event log and its readers. Real files, real inotify, a real writer thread.

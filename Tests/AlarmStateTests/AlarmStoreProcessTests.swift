@@ -1,8 +1,8 @@
 import AlarmCore
+import AlarmTestSupport
 import Foundation
 import Testing
 
-@testable import AlarmDaemon
 @testable import AlarmState
 
 /// Two real processes and this one writing the same store at once: the test binary runs itself

@@ -1,15 +1,9 @@
 import AlarmCore
+import AlarmTestSupport
 import Foundation
 import Testing
 
-@testable import AlarmDaemon
 @testable import AlarmState
-
-func stateDirectory() throws -> String {
-    let path = NSTemporaryDirectory() + "alarm-store-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
 
 func daily(_ id: String, _ time: String = "07:00", label: String? = nil) throws -> Alarm {
     Alarm(id: id, trigger: .calendar(try CalendarExpression(time)), label: label)

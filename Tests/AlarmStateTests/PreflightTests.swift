@@ -1,5 +1,4 @@
 import AlarmCore
-import AlarmDaemon
 import AlarmState
 import Foundation
 import Testing
