@@ -79,6 +79,7 @@ let package = Package(
             dependencies: [
                 "AlarmDaemon", "AlarmOptions", "AlarmState",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
 
         // The hooks runner (issue #13): a service of its own, never inside alarmd.
@@ -150,6 +151,7 @@ if withWeb {
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             resources: [
                 .embedInCode("Resources/index.html"), .embedInCode("Resources/app.js"),

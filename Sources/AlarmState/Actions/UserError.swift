@@ -1,6 +1,5 @@
-import ArgumentParser
-
-/// A failure the user can act on. ArgumentParser prints it as `Error: <message>` and exits 1.
+/// A failure the user can act on, with the message a front end shows: the CLI (ArgumentParser)
+/// prints it as `Error: <message>` and exits 1; alarm-web answers with it.
 package struct UserError: Error, CustomStringConvertible {
     package var description: String
     package init(_ message: String) { description = message }
