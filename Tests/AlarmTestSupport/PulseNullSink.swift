@@ -45,7 +45,12 @@ public final class PulseNullSink: @unchecked Sendable {
         server = try Spawned(
             "/usr/bin/pulseaudio",
             [
-                "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
+                // --disable-shm: samples go over the socket, never through shared memory. With
+                // memfd, PulseAudio 16 sometimes aborts on a block from a client it has not
+                // registered (pulseaudio#824: "Cannot send block reference with non-registered
+                // memfd ID", then an assertion in memblock.c); CI saw it kill the server under
+                // the arm64 suite's qemu clients.
+                "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--disable-shm=yes",
                 "-L", "module-native-protocol-unix",
                 "-L", "module-null-sink sink_name=\(sinkName) rate=\(rate) channels=1",
             ],
