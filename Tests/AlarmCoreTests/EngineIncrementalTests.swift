@@ -14,8 +14,7 @@ import Testing
     /// existed, and must not ring after a small backward clock jump either.
     @Test func zoneChangeAfterQuietEventsDoesNotRingWhatTheNewZonePutsBeforeIt() throws {
         var rig = Rig([try alarm("wake", "06:00", created: Self.t0)], now: Self.t0, zone: zone("UTC"))
-        rig.now = at("2026-11-23T05:30:00Z")
-        rig.send(.stop)  // nothing rings: a quiet event, no alarm visited
+        rig.send(.stop, at: at("2026-11-23T05:30:00Z"))  // nothing rings: a quiet event, no alarm visited
         rig.now = at("2026-11-23T05:40:00Z")
         rig.changeZone(zone("Etc/GMT-1"))
         rig.jump(to: at("2026-11-23T05:20:00Z"))  // back by 20 min, under the backward-jump limit
@@ -29,10 +28,8 @@ import Testing
     /// marks up to the shutdown, not where quiet events left them.
     @Test func stateSavedAfterQuietEventsHoldsMarksUpToTheLastEvent() throws {
         var rig = Rig([try alarm("wake", "06:00", created: Self.t0)], now: Self.t0, zone: zone("UTC"))
-        rig.now = at("2026-11-23T05:30:00Z")
-        rig.send(.stop)
-        rig.now = at("2026-11-23T05:40:00Z")
-        rig.send(.shutdown)
+        rig.send(.stop, at: at("2026-11-23T05:30:00Z"))
+        rig.send(.shutdown, at: at("2026-11-23T05:40:00Z"))
         #expect(rig.persisted?.marks["wake"] == at("2026-11-23T05:40:00Z"))
         rig.zone = zone("Etc/GMT-1")
         rig.restart(at: at("2026-11-23T05:45:00Z"))
@@ -45,8 +42,7 @@ import Testing
     @Test func newZoneWithAnyEventBringsMarksUpFirst() throws {
         let other = instantAlarm("other", at("2026-11-23T05:42:00Z"), created: Self.t0)
         var rig = Rig([try alarm("wake", "06:00", created: Self.t0), other], now: Self.t0, zone: zone("UTC"))
-        rig.now = at("2026-11-23T05:30:00Z")
-        rig.send(.stop)
+        rig.send(.stop, at: at("2026-11-23T05:30:00Z"))
         rig.now = at("2026-11-23T05:40:00Z")
         rig.zone = zone("Etc/GMT-1")
         rig.send(.stop)
@@ -61,14 +57,11 @@ import Testing
     @Test func removedAlarmKeepsItsMarkUpToTheRemoval() throws {
         let a = try alarm("wake", "06:00")  // no `created`
         var rig = Rig([a], now: Self.t0, zone: zone("UTC"))
-        rig.now = at("2026-11-23T05:30:00Z")
-        rig.send(.stop)  // quiet
-        rig.now = at("2026-11-23T05:40:00Z")
-        rig.send(.alarmsChanged([]))
+        rig.send(.stop, at: at("2026-11-23T05:30:00Z"))  // quiet
+        rig.send(.alarmsChanged([]), at: at("2026-11-23T05:40:00Z"))
         rig.now = at("2026-11-23T05:45:00Z")
         rig.changeZone(zone("Etc/GMT-1"))
-        rig.now = at("2026-11-23T05:50:00Z")
-        rig.send(.alarmsChanged([a]))
+        rig.send(.alarmsChanged([a]), at: at("2026-11-23T05:50:00Z"))
         #expect(rig.rings.isEmpty)
         #expect(rig.history.isEmpty)
         #expect(rig.status?.next?.at == at("2026-11-24T05:00:00Z"))
@@ -106,8 +99,7 @@ import Testing
                 }
             default: list.shuffle(using: &rng)
             }
-            rig.now = rig.now.addingTimeInterval(Double(Int.random(in: 1...600, using: &rng)))
-            rig.send(.alarmsChanged(list))
+            rig.send(.alarmsChanged(list), at: rig.now.addingTimeInterval(Double(Int.random(in: 1...600, using: &rng))))
             list = Engine.unique(list)
             #expect(rig.engine.alarms == list)
             #expect(rig.engine.alarmIDs == Set(list.map(\.id)))
@@ -160,9 +152,7 @@ import Testing
                 switch roll {
                 case 0, 1, 2: rig.run(for: dt)
                 case 3:
-                    rig.now = rig.now.addingTimeInterval(60)
-                    rig.store = edit!
-                    rig.send(.alarmsChanged(edit!))
+                    rig.change(to: edit!, at: rig.now.addingTimeInterval(60))
                 case 4: rig.changeZone(z)
                 case 5: rig.jump(to: rig.now.addingTimeInterval(-back))
                 case 6: rig.jump(to: rig.now.addingTimeInterval(dt))
@@ -172,9 +162,7 @@ import Testing
                 }
                 if k == 0 { fast = rig } else { full = rig }
             }
-            let same =
-                fast.rings == full.rings && fast.history == full.history && fast.status == full.status
-                && fast.timer == full.timer && fast.store == full.store
+            let same = fast.agrees(with: full)
             #expect(same, "seed \(seed), step \(step): the two engines differ")
             if !same { return }
         }

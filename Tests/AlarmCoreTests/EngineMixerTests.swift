@@ -9,41 +9,39 @@ import Testing
     let utc = zone("UTC")
     let note = "mixer 'Master' raised from 12 %, muted, to 50 %"
 
-    @Test func theNoteOfARaisedMixerIsInTheEpisodesHistory() throws {
+    /// `wake` ringing since 07:00, its sound playing, and the daemon has just raised the mixer
+    /// (`note`); `last` holds the engine's answer to that.
+    func ringingWithTheMixerRaised() throws -> Rig {
         var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.run(until: at("2026-05-04T07:00:00Z"))
         rig.played()
-        let actions = rig.send(.mixerRaised(note))
+        rig.send(.mixerRaised(note))
+        return rig
+    }
+
+    @Test func theNoteOfARaisedMixerIsInTheEpisodesHistory() throws {
+        var rig = try ringingWithTheMixerRaised()
         #expect(
-            actions.contains {
+            rig.last.contains {
                 if case .persistState(let s) = $0, case .ringing(let r) = s.ring { r.mixer == note } else { false }
             })
-        rig.now = at("2026-05-04T07:00:30Z")
-        rig.send(.stop)
+        rig.send(.stop, at: at("2026-05-04T07:00:30Z"))
         #expect(rig.history.map(\.mixer) == [note])
         #expect(rig.history.first?.outcome == .stopped)
     }
 
     @Test func aSnoozedEpisodeKeepsItsNoteAndTheNextStartsWithout() throws {
-        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
-        rig.run(until: at("2026-05-04T07:00:00Z"))
-        rig.played()
-        rig.send(.mixerRaised(note))
-        rig.now = at("2026-05-04T07:00:10Z")
-        rig.send(.snooze(5))
+        var rig = try ringingWithTheMixerRaised()
+        rig.send(.snooze(5), at: at("2026-05-04T07:00:10Z"))
         rig.run(until: at("2026-05-04T07:00:15Z"))
         rig.played()
-        rig.now = at("2026-05-04T07:00:20Z")
-        rig.send(.stop)
+        rig.send(.stop, at: at("2026-05-04T07:00:20Z"))
         #expect(rig.history.map(\.outcome) == [.snoozed, .stopped])
         #expect(rig.history.map(\.mixer) == [note, nil])
     }
 
     @Test func theNoteSurvivesACrashAndEndsUpInHistory() throws {
-        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
-        rig.run(until: at("2026-05-04T07:00:00Z"))
-        rig.played()
-        rig.send(.mixerRaised(note))
+        var rig = try ringingWithTheMixerRaised()
         // Down for longer than the ring length: the episode ends at the next start.
         rig.restart(at: at("2026-05-04T07:30:00Z"))
         #expect(rig.history.count == 1)
@@ -52,17 +50,13 @@ import Testing
     }
 
     @Test func aRingResumedAfterACrashDoesNotRepeatTheNote() throws {
-        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
-        rig.run(until: at("2026-05-04T07:00:00Z"))
-        rig.played()
-        rig.send(.mixerRaised(note))
+        var rig = try ringingWithTheMixerRaised()
         rig.restart(at: at("2026-05-04T07:00:05Z"))
         #expect(rig.rings.count == 2, "the ring resumes")
         rig.played()
         rig.send(.mixerRaised(note))
         rig.send(.mixerRaised("mixer 'PCM' raised from 10 % to 50 %"))
-        rig.now = at("2026-05-04T07:00:20Z")
-        rig.send(.stop)
+        rig.send(.stop, at: at("2026-05-04T07:00:20Z"))
         #expect(rig.history.map(\.mixer) == [note + "; mixer 'PCM' raised from 10 % to 50 %"])
     }
 

@@ -14,10 +14,16 @@ import Testing
         return try JSONDecoder().decode(EngineState.self, from: JSONEncoder().encode(s))
     }
 
-    @Test func restartWhileSnoozedReRingsWhenTheSnoozeEnds() throws {
+    /// `wake` (daily 07:00) rang at 07:00 on 2026-05-04 and was snoozed for 5 minutes at once.
+    func snoozedAtSeven() throws -> Rig {
         var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.run(until: at("2026-05-04T07:00:00Z"))
         rig.send(.snooze(300))
+        return rig
+    }
+
+    @Test func restartWhileSnoozedReRingsWhenTheSnoozeEnds() throws {
+        var rig = try snoozedAtSeven()
         rig.persisted = try roundTrip(rig.persisted)
         rig.restart(at: at("2026-05-04T07:02:00Z"))
         #expect(rig.status?.state == .snoozed)
@@ -30,9 +36,7 @@ import Testing
     }
 
     @Test func restartAfterTheSnoozeEndedWithinGraceRingsNowLate() throws {
-        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
-        rig.run(until: at("2026-05-04T07:00:00Z"))
-        rig.send(.snooze(300))
+        var rig = try snoozedAtSeven()
         rig.persisted = try roundTrip(rig.persisted)
         rig.restart(at: at("2026-05-04T07:09:00Z"))
         #expect(rig.rings.count == 2)
@@ -41,9 +45,7 @@ import Testing
     }
 
     @Test func restartLongAfterTheSnoozeEndedRecordsMissed() throws {
-        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
-        rig.run(until: at("2026-05-04T07:00:00Z"))
-        rig.send(.snooze(300))
+        var rig = try snoozedAtSeven()
         rig.restart(at: at("2026-05-04T08:00:00Z"))
         #expect(rig.rings.count == 1)
         #expect(rig.history.map(\.outcome) == [.snoozed, .missed])
@@ -53,14 +55,11 @@ import Testing
     /// History says how every ring ended (issue #23), across a crash too: a snooze brought back
     /// from the saved state and then stopped, or superseded by a newer alarm, gets its last entry.
     @Test func restartWhileSnoozedThenStopEndsTheOccurrenceWithStopped() throws {
-        var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
-        rig.run(until: at("2026-05-04T07:00:00Z"))
-        rig.send(.snooze(300))
+        var rig = try snoozedAtSeven()
         rig.persisted = try roundTrip(rig.persisted)
         rig.restart(at: at("2026-05-04T07:02:00Z"))
         #expect(rig.status?.state == .snoozed)
-        rig.now = at("2026-05-04T07:03:00Z")
-        rig.send(.stop)
+        rig.send(.stop, at: at("2026-05-04T07:03:00Z"))
         #expect(rig.status?.state == .idle)
         #expect(rig.history.map(\.outcome) == [.snoozed, .stopped])
         #expect(rig.history.last?.reason == "stopped while snoozed")
@@ -156,38 +155,40 @@ import Testing
         #expect(rig.history.dropLast().last?.scheduled == at("2026-05-14T07:00:00Z"))
     }
 
-    @Test func aClockThatStartsIn1970ThenSyncsOwesWhatCameAfterTheAlarmWasCreated() throws {
-        // A Pi without a real-time clock, switched off since the evening of 05-01: it boots in
-        // 1970 with no saved state, then NTP's first sync. The alarm was made on 05-01 at 20:00:
-        // its occurrences since then passed unrung and are listed; nothing stale rings.
-        let made = at("2026-05-01T20:00:00Z")
-        var rig = Rig([try alarm("wake", "07:00", created: made)], now: at("1970-01-01T00:00:10Z"), zone: utc)
+    /// A Pi without a real-time clock boots in 1970 with `a` and no saved state, then NTP's first
+    /// sync sets 2026-05-04 06:00: what passed meanwhile is recorded missed (`listed` checks the
+    /// list), nothing stale rings, and 07:00 then rings once.
+    func bootIn1970ThenSync(_ a: Alarm, listed: ([HistoryEntry]) -> Void) {
+        var rig = Rig([a], now: at("1970-01-01T00:00:10Z"), zone: utc)
         rig.jump(to: at("2026-05-04T06:00:00Z"))
-        #expect(rig.history.map(\.scheduled) == [at("2026-05-02T07:00:00Z"), at("2026-05-03T07:00:00Z")])
+        listed(rig.history)
         #expect(rig.history.allSatisfy { $0.outcome == .missed })
         #expect(rig.rings.isEmpty)
         rig.run(until: at("2026-05-04T07:00:00Z"))
         #expect(rig.rings.count == 1)
+    }
+
+    @Test func aClockThatStartsIn1970ThenSyncsOwesWhatCameAfterTheAlarmWasCreated() throws {
+        // Switched off since the evening of 05-01; the alarm was made on 05-01 at 20:00: its
+        // occurrences since then passed unrung and are listed.
+        bootIn1970ThenSync(try alarm("wake", "07:00", created: at("2026-05-01T20:00:00Z"))) { history in
+            #expect(history.map(\.scheduled) == [at("2026-05-02T07:00:00Z"), at("2026-05-03T07:00:00Z")])
+        }
     }
 
     @Test func aClockThatStartsIn1970WithAnAlarmFromAnOldStoreListsABoundedNumber() throws {
         // An alarm without `created` (a store from before it existed) counts from the first
         // start: from 1970 here. The catch-up stays bounded: a list, one entry for the rest.
-        var rig = Rig([try alarm("wake", "07:00")], now: at("1970-01-01T00:00:10Z"), zone: utc)
-        rig.jump(to: at("2026-05-04T06:00:00Z"))
-        #expect(rig.history.count == Engine.missedListLimit + 1)
-        #expect(rig.history.allSatisfy { $0.outcome == .missed })
-        #expect(rig.history.last?.reason?.contains("not listed one by one") == true)
-        #expect(rig.rings.isEmpty)
-        rig.run(until: at("2026-05-04T07:00:00Z"))
-        #expect(rig.rings.count == 1)
+        bootIn1970ThenSync(try alarm("wake", "07:00")) { history in
+            #expect(history.count == Engine.missedListLimit + 1)
+            #expect(history.last?.reason?.contains("not listed one by one") == true)
+        }
     }
 
     @Test func aClockGlitchTo1970AndBackNeverRingsTwiceNorCatchesUp() throws {
         var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.run(until: at("2026-05-04T07:00:00Z"))
-        rig.now = at("2026-05-04T07:01:00Z")
-        rig.send(.stop)
+        rig.send(.stop, at: at("2026-05-04T07:01:00Z"))
         rig.jump(to: at("1970-01-01T00:00:05Z"))
         #expect(rig.logged(.warning, containing: "clock moved back"))
         rig.persisted = try roundTrip(rig.persisted)

@@ -24,6 +24,14 @@ import Testing
         return a
     }
 
+    /// alarmd ran with `a` at `t0`, was shut down and started again at `time`.
+    func restarted(with a: Alarm, at time: Date) -> Rig {
+        var rig = Rig([a], now: Self.t0, zone: Self.utc)
+        rig.send(.shutdown)
+        rig.restart(at: time)
+        return rig
+    }
+
     func outcomes(_ rig: Rig, _ id: String = "wake") -> [String] {
         rig.history.filter { $0.alarm == id }.map { "\(RFC3339.format($0.scheduled, in: .utc)) \($0.outcome.rawValue)" }
     }
@@ -68,8 +76,7 @@ import Testing
                 && rig.history.allSatisfy { $0.outcome == .paused && $0.reason == "paused until alarm resume" })
         // alarm resume: the store writes the alarm without its pause.
         a.pause = nil
-        rig.store = [a]
-        rig.send(.alarmsChanged([a]))
+        rig.change(to: [a])
         #expect(rig.status?.next?.at == at("2026-11-26T07:00:00Z"))
         #expect(rig.history.count == 3, "resuming records nothing and rings nothing of the past")
         rig.run(until: at("2026-11-26T07:00:01Z"))
@@ -78,9 +85,7 @@ import Testing
 
     @Test func occurrencesPausedWhileTheDaemonWasDownAreRecordedPausedNotMissed() throws {
         let a = try Self.daily(pause: .until(.instant(at("2026-11-26T00:00:00Z"))))
-        var rig = Rig([a], now: Self.t0, zone: Self.utc)
-        rig.send(.shutdown)
-        rig.restart(at: at("2026-11-26T07:03:00Z"))
+        var rig = restarted(with: a, at: at("2026-11-26T07:03:00Z"))
         #expect(
             outcomes(rig) == [
                 "2026-11-23T07:00:00+00:00 paused", "2026-11-24T07:00:00+00:00 paused",
@@ -200,9 +205,7 @@ import Testing
 
     @Test func anAlarmEndedWhileTheDaemonWasDownEndsAtStart() throws {
         let a = try Self.daily(until: "2026-11-24")
-        var rig = Rig([a], now: Self.t0, zone: Self.utc)
-        rig.send(.shutdown)
-        rig.restart(at: at("2026-11-30T00:00:00Z"))
+        let rig = restarted(with: a, at: at("2026-11-30T00:00:00Z"))
         #expect(
             outcomes(rig) == [
                 "2026-11-23T07:00:00+00:00 missed", "2026-11-24T07:00:00+00:00 missed",
@@ -292,9 +295,7 @@ import Testing
                 switch roll {
                 case 0, 1, 2: rig.run(for: dt)
                 case 3, 4:
-                    rig.now = rig.now.addingTimeInterval(30)
-                    rig.store = edit!
-                    rig.send(.alarmsChanged(edit!))
+                    rig.change(to: edit!, at: rig.now.addingTimeInterval(30))
                 case 5: rig.send(.holidaysChanged(cal))
                 case 6: rig.restart(at: rig.now.addingTimeInterval(dt / 3))
                 case 7: rig.jump(to: rig.now.addingTimeInterval(-back))
@@ -303,9 +304,7 @@ import Testing
                 }
                 if k == 0 { fast = rig } else { full = rig }
             }
-            let same =
-                fast.rings == full.rings && fast.history == full.history && fast.status == full.status
-                && fast.timer == full.timer && fast.store == full.store
+            let same = fast.agrees(with: full)
             #expect(
                 same,
                 "seed \(seed), step \(step), roll \(roll): the two engines differ: rings \(fast.rings == full.rings), history \(fast.history == full.history) \(fast.history.count)/\(full.history.count) \(fast.history.last.map { "\($0.alarm ?? "") \($0.scheduled) \($0.outcome)" } ?? "") / \(full.history.last.map { "\($0.alarm ?? "") \($0.scheduled) \($0.outcome)" } ?? ""), status \(fast.status == full.status) \(String(describing: fast.status?.next)) / \(String(describing: full.status?.next)), timer \(String(describing: fast.timer)) / \(String(describing: full.timer)), store \(fast.store == full.store)"

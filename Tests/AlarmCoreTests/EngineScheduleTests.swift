@@ -130,8 +130,7 @@ import Testing
     @Test func backwardClockJumpNeverRingsTwice() throws {
         var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.run(until: at("2026-05-04T07:00:00Z"))
-        rig.now = at("2026-05-04T07:01:00Z")
-        rig.send(.stop)
+        rig.send(.stop, at: at("2026-05-04T07:01:00Z"))
         rig.jump(to: at("2026-05-04T06:30:00Z"))
         #expect(rig.timer == at("2026-05-05T07:00:00Z"))
         #expect(rig.status?.next == .init(id: "wake", at: at("2026-05-05T07:00:00Z")))
@@ -251,8 +250,7 @@ import Testing
         var rig = Rig([], now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.now = at("2026-05-04T07:00:01Z")
         let a = try alarm("soon", "07:00", created: at("2026-05-04T06:59:59Z"))
-        rig.store = [a]
-        rig.send(.alarmsChanged([a]))
+        rig.change(to: [a])
         #expect(rig.rings.map(\.alarm) == ["soon"])
     }
 
@@ -260,8 +258,7 @@ import Testing
         var rig = Rig([], now: at("2026-05-04T06:00:00Z"), zone: utc)
         rig.now = at("2026-05-04T07:05:00Z")
         let a = try alarm("late", "07:00")
-        rig.store = [a]
-        rig.send(.alarmsChanged([a]))
+        rig.change(to: [a])
         #expect(rig.rings.isEmpty)
         #expect(rig.history.isEmpty)
         #expect(rig.timer == at("2026-05-05T07:00:00Z"))
@@ -282,8 +279,7 @@ import Testing
     @Test func changedTimeTakesEffectAndRingsTheNewTime() throws {
         var rig = Rig([try alarm("wake", "07:00")], now: at("2026-05-04T06:00:00Z"), zone: utc)
         let moved = try alarm("wake", "06:30")
-        rig.store = [moved]
-        rig.send(.alarmsChanged([moved]))
+        rig.change(to: [moved])
         #expect(rig.timer == at("2026-05-04T06:30:00Z"))
         rig.run(until: at("2026-05-04T08:00:00Z"))
         #expect(rig.rings.map(\.scheduled) == [at("2026-05-04T06:30:00Z")])

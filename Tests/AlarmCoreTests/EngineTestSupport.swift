@@ -117,6 +117,13 @@ struct Rig {
         return actions
     }
 
+    /// `kind` at `time`: the clock has moved on to it unseen (no timer fired on the way).
+    @discardableResult
+    mutating func send(_ kind: EngineEvent.Kind, at time: Date) -> [EngineAction] {
+        now = time
+        return send(kind)
+    }
+
     /// Lets time pass up to `time`, firing the timer whenever it is due (the daemon's loop).
     mutating func run(until time: Date) {
         while let t = timer, t <= time {
@@ -128,6 +135,22 @@ struct Rig {
     }
 
     mutating func run(for seconds: TimeInterval) { run(until: now.addingTimeInterval(seconds)) }
+
+    /// The store is changed to `alarms` (at `time`, when given) and the engine told, as alarmd
+    /// tells it when the store's file changes.
+    @discardableResult
+    mutating func change(to alarms: [Alarm], at time: Date? = nil) -> [EngineAction] {
+        if let time { now = time }
+        store = alarms
+        return send(.alarmsChanged(alarms))
+    }
+
+    /// Whether `other` came to the same rings, history, status, timer and store (the incremental
+    /// path against `visitAll`).
+    func agrees(with other: Rig) -> Bool {
+        rings == other.rings && history == other.history && status == other.status && timer == other.timer
+            && store == other.store
+    }
 
     /// The clock is set to `time` (no timers fire over a jump).
     mutating func jump(to time: Date) {

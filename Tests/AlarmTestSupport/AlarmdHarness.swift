@@ -28,6 +28,14 @@ open class AlarmdHarness: @unchecked Sendable {
     public var shutdownGrace = 0.3
     /// Leaves the root in place at `shutdown()`, for a post-mortem.
     public var keepRoot = false
+    /// Variables of this process's environment that alarmd and the CLI must not inherit (a
+    /// `NOTIFY_SOCKET` of the test runner's own, say).
+    public var removedEnvironment: [String] = []
+    /// What alarmd is started through: a command and its options, ending in `--` where it takes
+    /// one (`setpriv --reuid=… --`). Its output still goes to `logPath`, opened before it runs.
+    public var launcher: [String] = []
+    /// The alarmd started: the built one, or a copy (one that other users may run).
+    public var alarmdPath = Binaries.path("alarmd")
 
     public var stateDir: String { root + "/state" }
     public var runtimeDir: String { root + "/run" }
@@ -41,20 +49,21 @@ open class AlarmdHarness: @unchecked Sendable {
     public var historyPath: String { stateDir + "/history.jsonl" }
     public var rate: Int { pulse.rate }
 
-    /// `name` prefixes the root's name (for a look in /tmp); `config` is the config file's text
-    /// (`key = value` lines); `directories` are made below the root besides state and sounds.
+    /// `name` prefixes the root's name (for a look in /tmp); `root` is the root's whole path instead
+    /// (a short one, for a socket in it); `config` is the config file's text (`key = value` lines);
+    /// `directories` are made below the root besides state and sounds.
     public init(
-        name: String = "alarm-test", zone: String = "Europe/Berlin", config: String = "ring = 30s\n",
-        audio: Audio = .pulseSink("alarmtest"), directories: [String] = []
+        name: String = "alarm-test", root: String? = nil, zone: String = "Europe/Berlin",
+        config: String = "ring = 30s\n", audio: Audio = .pulseSink("alarmtest"), directories: [String] = []
     ) throws {
-        root = FileManager.default.temporaryDirectory.path + "/\(name)-" + UUID().uuidString
+        self.root = root ?? FileManager.default.temporaryDirectory.path + "/\(name)-" + UUID().uuidString
         for dir in ["state", "sounds"] + directories {
-            try FileManager.default.createDirectory(atPath: root + "/" + dir, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: self.root + "/" + dir, withIntermediateDirectories: true)
         }
         environment = [
-            "ALARM_STATE_DIR": root + "/state", "ALARM_RUNTIME_DIR": root + "/run",
-            "ALARM_SOUNDS_DIR": root + "/sounds",
-            "ALARM_CONFIG": root + "/alarm.conf", "ALARM_LOCALTIME": root + "/localtime",
+            "ALARM_STATE_DIR": self.root + "/state", "ALARM_RUNTIME_DIR": self.root + "/run",
+            "ALARM_SOUNDS_DIR": self.root + "/sounds",
+            "ALARM_CONFIG": self.root + "/alarm.conf", "ALARM_LOCALTIME": self.root + "/localtime",
         ]
         switch audio {
         case .pulseSink(let name):
@@ -68,7 +77,7 @@ open class AlarmdHarness: @unchecked Sendable {
             recorder = nil
             environment["ALARM_DEVICE"] = device
         }
-        _ = FileManager.default.createFile(atPath: root + "/alarmd.log", contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         try setConfig(config)
         try setZone(zone)
     }
@@ -86,10 +95,12 @@ open class AlarmdHarness: @unchecked Sendable {
         guard rename(fresh, localtime) == 0 else { throw PulseNullSink.Failed(description: "rename: \(errno)") }
     }
 
-    /// Starts alarmd, its output appended to `logPath`, without waiting for it.
-    public func launch() throws {
+    /// Starts alarmd (through `launcher`) with the harness's environment (plus `extra`), its output
+    /// appended to `logPath`, without waiting for it.
+    public func launch(environment extra: [String: String] = [:]) throws {
         daemon = try Spawned(
-            "/bin/sh", ["-c", "exec \"$0\" >> \"$1\" 2>&1", Binaries.path("alarmd"), logPath], environment: environment)
+            "/bin/sh", ["-c", "exec \"$@\" >> \"$0\" 2>&1", logPath] + launcher + [alarmdPath],
+            environment: environment.merging(extra) { $1 }, removing: removedEnvironment)
     }
 
     /// Starts alarmd and waits until it is up: status.json written and `alarm status` answered.
@@ -137,7 +148,13 @@ open class AlarmdHarness: @unchecked Sendable {
     /// Runs `alarm args` to completion with the harness's environment (plus `extra`).
     public func cli(_ args: String...) throws -> Binaries.Result { try cli(args) }
     public func cli(_ args: [String], environment extra: [String: String] = [:]) throws -> Binaries.Result {
-        try Binaries.run("alarm", args, environment: environment.merging(extra) { $1 }, timeout: 30)
+        try Binaries.run(
+            "alarm", args, environment: environment.merging(extra) { $1 }, removing: removedEnvironment, timeout: 30)
+    }
+
+    /// Runs another program by its path (`setpriv`, say) to completion with the harness's environment.
+    public func run(_ path: String, _ args: [String]) throws -> Binaries.Result {
+        try Binaries.runAbsolute(path, args, environment: environment, removing: removedEnvironment, timeout: 30)
     }
 
     /// Starts one of our programs (`alarm watch`, `alarm-hooks`, …) with the harness's
@@ -147,8 +164,8 @@ open class AlarmdHarness: @unchecked Sendable {
         output: String? = nil, stdoutFD: Int32? = nil
     ) throws -> Spawned {
         try Spawned(
-            Binaries.path(program), args, environment: environment.merging(extra) { $1 }, output: output,
-            stdoutFD: stdoutFD)
+            Binaries.path(program), args, environment: environment.merging(extra) { $1 },
+            removing: removedEnvironment, output: output, stdoutFD: stdoutFD)
     }
 
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }

@@ -20,18 +20,22 @@ public enum Binaries {
         public var lines: [String] { stdout.split(separator: "\n").map(String.init) }
     }
 
-    /// Runs our `name args` to completion with `environment` added to ours; stdin is /dev/null.
+    /// Runs our `name args` to completion with `environment` added to ours, less the inherited
+    /// variables in `removing`; stdin is /dev/null.
     public static func run(
-        _ name: String, _ args: [String], environment: [String: String] = [:], timeout: TimeInterval = 60
+        _ name: String, _ args: [String], environment: [String: String] = [:], removing: [String] = [],
+        timeout: TimeInterval = 60
     ) throws -> Result {
-        try runAbsolute(path(name), args, environment: environment, timeout: timeout)
+        try runAbsolute(path(name), args, environment: environment, removing: removing, timeout: timeout)
     }
 
     /// Runs a program by its path (not one of ours), the same way.
     public static func runAbsolute(
-        _ path: String, _ args: [String], environment: [String: String] = [:], timeout: TimeInterval = 600
+        _ path: String, _ args: [String], environment: [String: String] = [:], removing: [String] = [],
+        timeout: TimeInterval = 600
     ) throws -> Result {
-        let r = try ProcessRun.run(URL(fileURLWithPath: path), args, environment: environment, timeout: timeout)
+        let r = try ProcessRun.run(
+            URL(fileURLWithPath: path), args, environment: environment, removing: removing, timeout: timeout)
         return Result(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 }

@@ -10,14 +10,15 @@ public enum ProcessRun {
         public var stderr: String
     }
 
-    /// `executable args` with `environment` added to ours.
+    /// `executable args` with `environment` added to ours, less the inherited variables in `removing`.
     public static func run(
-        _ executable: URL, _ args: [String], environment: [String: String] = [:], timeout: TimeInterval = 60
+        _ executable: URL, _ args: [String], environment: [String: String] = [:], removing: [String] = [],
+        timeout: TimeInterval = 60
     ) throws -> Output {
         let p = Process()
         p.executableURL = executable
         p.arguments = args
-        var env = ProcessInfo.processInfo.environment
+        var env = ProcessInfo.processInfo.environment.filter { !removing.contains($0.key) }
         for (k, v) in environment { env[k] = v }
         p.environment = env
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("alarm-run-\(UUID().uuidString)")

@@ -250,10 +250,11 @@ public final class Spawned: @unchecked Sendable {
     private let lock = NSLock()
     private var status: Int32?
 
-    /// Starts `path args` with `environment` added to ours; stdout+stderr to the file `output`, or
-    /// stdout to `stdoutFD` (stderr to /dev/null).
+    /// Starts `path args` with `environment` added to ours, less the inherited variables named in
+    /// `removing`; stdout+stderr to the file `output`, or stdout to `stdoutFD` (stderr to /dev/null).
     public init(
-        _ path: String, _ args: [String], environment: [String: String], output: String? = nil, stdoutFD: Int32? = nil
+        _ path: String, _ args: [String], environment: [String: String], removing: [String] = [],
+        output: String? = nil, stdoutFD: Int32? = nil
     ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -266,7 +267,8 @@ public final class Spawned: @unchecked Sendable {
             posix_spawn_file_actions_adddup2(&actions, stdoutFD, 1)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
-        let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
+        let env = ProcessInfo.processInfo.environment.filter { !removing.contains($0.key) }
+            .merging(environment) { $1 }.map { "\($0)=\($1)" }
         let argv = ([path] + args).map { strdup($0) } + [nil]
         let envp = env.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }

@@ -6,11 +6,10 @@ import Testing
 /// alarmd learns about the alarm. Real alarmd and alarm, through the store and the FIFO.
 @Suite("issue #9: alarms know when they were made (end to end)", .serialized)
 struct CreatedTests {
-    static let a440 = "a440.wav"
+    static let a440 = DaemonHarness.a440
 
     func harness(start: Bool = true) throws -> DaemonHarness {
-        let h = try DaemonHarness(config: "ring = 30s\n")
-        try Recording.writeSineWAV(path: h.soundsDir + "/" + Self.a440, frequency: 440, seconds: 1.5)
+        let h = try DaemonHarness(config: "ring = 30s\n", withA440: true)
         if start { try h.start() }
         return h
     }

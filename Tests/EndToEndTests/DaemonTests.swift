@@ -6,11 +6,10 @@ import Testing
 /// whose monitor is recorded: what came out, and when.
 @Suite("alarmd end to end (PulseAudio null sink)", .serialized)
 struct DaemonTests {
-    static let a440 = "a440.wav"
+    static let a440 = DaemonHarness.a440
 
     func harness(config: String = "ring = 30s\n", environment: [String: String?] = [:]) throws -> DaemonHarness {
-        let h = try DaemonHarness(config: config)
-        try Recording.writeSineWAV(path: h.soundsDir + "/" + Self.a440, frequency: 440, seconds: 1.5)
+        let h = try DaemonHarness(config: config, withA440: true)
         for (k, v) in environment { h.environment[k] = v }
         try h.start()
         return h

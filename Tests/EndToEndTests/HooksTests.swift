@@ -7,7 +7,7 @@ import Testing
 /// other hooks; failures are logged.
 @Suite("alarm-hooks end to end (issue #13)", .serialized)
 struct HooksTests {
-    static let a440 = "a440.wav"
+    static let a440 = DaemonHarness.a440
 
     func write(_ path: String, _ text: String) throws {
         try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -36,9 +36,8 @@ struct HooksTests {
         "a ring runs every hook: the event on stdin, ALARM_EVENT/ID/LABEL/SCHEDULED set; a slow hook is killed at the time limit without delaying the ring or the others; a failing one is logged"
     )
     func hooksAtARing() throws {
-        let h = try DaemonHarness(config: "ring = 30s\nhook_timeout = 2s\n")
+        let h = try DaemonHarness(config: "ring = 30s\nhook_timeout = 2s\n", withA440: true)
         defer { h.shutdown() }
-        try Recording.writeSineWAV(path: h.soundsDir + "/" + Self.a440, frequency: 440, seconds: 1.5)
         let hooks = h.root + "/hooks.d"
         let record = h.root + "/record.txt"
         let slowPids = h.root + "/slow.pids"

@@ -8,7 +8,7 @@ import Testing
 /// no longer heard) on the PulseAudio sink.
 @Suite("MQTT and Home Assistant end to end (issue #13)", .serialized)
 struct MQTTTests {
-    static let a440 = "a440.wav"
+    static let a440 = DaemonHarness.a440
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
     static var script: String { repo + "/contrib/mqtt/alarm-mqtt" }
@@ -120,9 +120,8 @@ struct MQTTTests {
         "discovery, a ring's events through the broker, and stop / ring / snooze from the command topic silence or ring the sink"
     )
     func ringAndCommands() throws {
-        let h = try DaemonHarness(config: "ring = 60s\n")
+        let h = try DaemonHarness(config: "ring = 60s\n", withA440: true)
         defer { h.shutdown() }
-        try Recording.writeSineWAV(path: h.soundsDir + "/" + Self.a440, frequency: 440, seconds: 1.5)
         let broker = try Broker(dir: h.root)
         defer { broker.stop() }
         let sub = try Subscriber(broker, dir: h.root)

@@ -8,11 +8,10 @@ import Testing
 /// the file is picked up at once; an alarm ends after its last occurrence.
 @Suite("alarmd end to end: pause, resume, holidays, until (PulseAudio null sink)", .serialized)
 struct ScheduleDaemonTests {
-    static let a440 = "a440.wav"
+    static let a440 = DaemonHarness.a440
 
     func harness(config: String = "ring = 30s\n") throws -> DaemonHarness {
-        let h = try DaemonHarness(config: config)
-        try Recording.writeSineWAV(path: h.soundsDir + "/" + Self.a440, frequency: 440, seconds: 1.5)
+        let h = try DaemonHarness(config: config, withA440: true)
         try h.start()
         return h
     }

@@ -7,11 +7,10 @@ import Testing
 /// in the middle of a burst of events.
 @Suite("alarm watch end to end (issue #13)", .serialized)
 struct WatchTests {
-    static let a440 = "a440.wav"
+    static let a440 = DaemonHarness.a440
 
     func harness(config: String, environment: [String: String] = [:]) throws -> DaemonHarness {
-        let h = try DaemonHarness(config: config)
-        try Recording.writeSineWAV(path: h.soundsDir + "/" + Self.a440, frequency: 440, seconds: 1.5)
+        let h = try DaemonHarness(config: config, withA440: true)
         for (k, v) in environment { h.environment[k] = v }
         try h.start()
         return h

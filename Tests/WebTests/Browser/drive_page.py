@@ -98,6 +98,15 @@ def main():
             page.screenshot(os.path.join(shots, name + ".png"))
             result["steps"].append(name)
 
+        def preview_and_add(previewed, what_previewed, key, shot, listed, what_listed):
+            """Waits until `previewed` holds, records the previewed rings as `key` and takes `shot`;
+            then adds the alarm and waits until an alarm in the list matches `listed` (about `li`)."""
+            page.wait(previewed, what_previewed)
+            result[key] = page.js("Array.from(document.querySelectorAll('#preview-list li')).map(e => e.textContent)")
+            step(shot)
+            page.click("#add")
+            page.wait(f"Array.from(document.querySelectorAll('#alarms li')).some(li => {listed})", what_listed)
+
         page.call("Page.navigate", url=url)
         page.wait("!document.getElementById('signin-view').hidden", "the sign-in form")
         step("01-sign-in")
@@ -119,12 +128,10 @@ def main():
         step("02-signed-in")
 
         page.type("#expr", "Mon..Fri 06:30")
-        page.wait("document.querySelectorAll('#preview-list li').length === 5", "five previewed rings")
-        result["preview"] = page.js("Array.from(document.querySelectorAll('#preview-list li')).map(e => e.textContent)")
-        step("03-preview")
-        page.click("#add")
-        page.wait("Array.from(document.querySelectorAll('#alarms li')).some(li => li.textContent.includes('Mon..Fri *-*-* 06:30:00') && li.textContent.includes('next: '))",
-                  "the new alarm with its next ring in the list")
+        preview_and_add("document.querySelectorAll('#preview-list li').length === 5", "five previewed rings",
+                        "preview", "03-preview",
+                        "li.textContent.includes('Mon..Fri *-*-* 06:30:00') && li.textContent.includes('next: ')",
+                        "the new alarm with its next ring in the list")
         result["listed"] = page.js("document.querySelector('#alarms li').innerText")
         result["next"] = page.js("document.getElementById('next').textContent")
         step("04-added")
@@ -134,14 +141,10 @@ def main():
         page.wait("document.getElementById('more').open", "the more options")
         page.type("#expr", "Sat 09:00")
         page.type("#every", "2w")
-        page.wait("(document.getElementById('preview-list').dataset.query || '').includes('every=2w') && "
-                  "document.querySelectorAll('#preview-list li').length === 5",
-                  "the five rings previewed with every 2w")
-        result["every_preview"] = page.js("Array.from(document.querySelectorAll('#preview-list li')).map(e => e.textContent)")
-        step("04b-every-other-week")
-        page.click("#add")
-        page.wait("Array.from(document.querySelectorAll('#alarms li')).some(li => li.textContent.includes('every 2w from '))",
-                  "the every-other-week alarm in the list")
+        preview_and_add("(document.getElementById('preview-list').dataset.query || '').includes('every=2w') && "
+                        "document.querySelectorAll('#preview-list li').length === 5",
+                        "the five rings previewed with every 2w", "every_preview", "04b-every-other-week",
+                        "li.textContent.includes('every 2w from ')", "the every-other-week alarm in the list")
         result["every_listed"] = page.js("Array.from(document.querySelectorAll('#alarms li')).map(li => li.innerText).join('\\n---\\n')")
 
         # 320 px: nothing wider than the screen.
