@@ -21,23 +21,8 @@ enum ScheduleBench {
         }
         let parseSeconds = seconds(since: parseStart)
         let system = try! Zones.zone(named: "America/New_York")
-        // One ordinary day and one spring-forward day (transitions nearby take the slower path).
-        for (label, after) in [("ordinary day", "2026-11-22T05:00:00Z"), ("DST change day", "2026-03-08T05:00:00Z")] {
-            let instant = RFC3339.parse(after)!
-            var samples: [Double] = []
-            var found = 0
-            for _ in 0..<5 {
-                let start = DispatchTime.now()
-                found = 0
-                for a in alarms where a.nextRing(after: instant, systemZone: system) != nil { found += 1 }
-                samples.append(seconds(since: start))
-            }
-            samples.sort()
-            print(
-                String(
-                    format:
-                        "schedule: next ring of 10,000 alarms (%@): median %.1f ms, min %.1f ms, max %.1f ms over 5 runs (%d found)",
-                    label, samples[2] * 1000, samples[0] * 1000, samples[4] * 1000, found))
+        timeNextRings(of: "10,000 alarms") { instant in
+            alarms.lazy.filter { $0.nextRing(after: instant, systemZone: system) != nil }.count
         }
         print(String(format: "schedule: parsing 10,000 expressions: %.1f ms", parseSeconds * 1000))
         withRules(alarms, system: system)
@@ -72,24 +57,30 @@ enum ScheduleBench {
                     id: alarms[i].id, trigger: .instant(RFC3339.parse("2026-11-24T06:00:00Z")!), every: .seconds(5400))
             }
         }
+        timeNextRings(of: "10,000 alarms with intervals and holidays") { instant in
+            alarms.lazy.filter { $0.nextSounding(after: instant, systemZone: system, holidays: holidays) != nil }.count
+        }
+    }
+
+    /// Times `nextRings` (how many of the alarms ring after the instant) five times on an ordinary
+    /// day and on a spring-forward day (transitions nearby take the slower path), and prints the
+    /// median, minimum and maximum.
+    static func timeNextRings(of what: String, _ nextRings: (Date) -> Int) {
         for (label, after) in [("ordinary day", "2026-11-22T05:00:00Z"), ("DST change day", "2026-03-08T05:00:00Z")] {
             let instant = RFC3339.parse(after)!
             var samples: [Double] = []
             var found = 0
             for _ in 0..<5 {
                 let start = DispatchTime.now()
-                found = 0
-                for a in alarms where a.nextSounding(after: instant, systemZone: system, holidays: holidays) != nil {
-                    found += 1
-                }
+                found = nextRings(instant)
                 samples.append(seconds(since: start))
             }
             samples.sort()
             print(
                 String(
                     format:
-                        "schedule: next ring of 10,000 alarms with intervals and holidays (%@): median %.1f ms, min %.1f ms, max %.1f ms over 5 runs (%d found)",
-                    label, samples[2] * 1000, samples[0] * 1000, samples[4] * 1000, found))
+                        "schedule: next ring of %@ (%@): median %.1f ms, min %.1f ms, max %.1f ms over 5 runs (%d found)",
+                    what, label, samples[2] * 1000, samples[0] * 1000, samples[4] * 1000, found))
         }
     }
 

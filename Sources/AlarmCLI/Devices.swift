@@ -86,62 +86,32 @@ struct DevicesReport: Encodable {
     }
     struct PCM: Encodable {
         var name: String
-        var description: String?
-        var cardID: String?
+        @NullWhenNil var description: String? = nil
+        @NullWhenNil var cardID: String? = nil
         var opens: Bool
-        var error: String?
+        @NullWhenNil var error: String? = nil
         enum CodingKeys: String, CodingKey {
             case name, description
             case cardID = "card_id"
             case opens, error
         }
-        func encode(to encoder: Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(name, forKey: .name)
-            try c.encode(description, forKey: .description)
-            try c.encode(cardID, forKey: .cardID)
-            try c.encode(opens, forKey: .opens)
-            try c.encode(error, forKey: .error)
-        }
     }
     struct Mixer: Encodable {
         var device: String
-        var control: String?
-        var percent: Int?
-        var muted: Bool?
+        @NullWhenNil var control: String? = nil
+        @NullWhenNil var percent: Int? = nil
+        @NullWhenNil var muted: Bool? = nil
         var floor: Int
-        var error: String?
-        func encode(to encoder: Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(device, forKey: .device)
-            try c.encode(control, forKey: .control)
-            try c.encode(percent, forKey: .percent)
-            try c.encode(muted, forKey: .muted)
-            try c.encode(floor, forKey: .floor)
-            try c.encode(error, forKey: .error)
-        }
-        enum CodingKeys: String, CodingKey { case device, control, percent, muted, floor, error }
+        @NullWhenNil var error: String? = nil
     }
 
     var configured: String
-    var current: String?
+    @NullWhenNil var current: String? = nil
     var chain: [PCM]
-    var mixer: Mixer?
+    @NullWhenNil var mixer: Mixer? = nil
     var cards: [Card]
     var pcms: [PCM]
     var inaccessible: [String]
-
-    enum CodingKeys: String, CodingKey { case configured, current, chain, mixer, cards, pcms, inaccessible }
-    func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(configured, forKey: .configured)
-        try c.encode(current, forKey: .current)
-        try c.encode(chain, forKey: .chain)
-        try c.encode(mixer, forKey: .mixer)
-        try c.encode(cards, forKey: .cards)
-        try c.encode(pcms, forKey: .pcms)
-        try c.encode(inaccessible, forKey: .inaccessible)
-    }
 
     static func gather(_ config: Configuration) -> DevicesReport {
         func pcm(_ name: String, description: String?, probe: PCMProbeResult) -> PCM {

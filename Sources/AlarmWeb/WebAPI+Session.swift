@@ -12,9 +12,7 @@ extension WebAPI {
         switch r.method {
         case "POST": return signIn(r)
         case "GET", "DELETE":
-            let credentials = Credentials(
-                authorization: r.header("authorization"), cookie: r.header("cookie"), csrf: r.header("x-csrf-token"))
-            switch gate.check(credentials, changesState: r.method == "DELETE", address: r.address) {
+            switch gate.check(Self.credentials(r), changesState: r.method == "DELETE", address: r.address) {
             case .allowed(.session(let s)):
                 if r.method == "GET" { return .json("{\"csrf\": \(JSONText.string(s.csrf))}") }
                 gate.signOut(sessionID: s.id)
@@ -24,12 +22,7 @@ extension WebAPI {
                     ? .json("{\"csrf\": null}")
                     : .error(400, "there is no session to end: the request was signed with the token")
             case .unauthorized(let why): return WebResponse.error(401, why).refused("no such session or no CSRF token")
-            case .tooManyFailures(let seconds):
-                return WebResponse.error(
-                    429, "too many failed sign-ins from \(r.address): try again in \(seconds) s",
-                    headers: [("Retry-After", "\(seconds)")]
-                )
-                .refused("too many failed sign-ins (429)")
+            case .tooManyFailures(let seconds): return Self.tooManyFailures(r, retryAfter: seconds)
             case .unavailable(let why): return .error(503, why)
             }
         default:
@@ -67,11 +60,7 @@ extension WebAPI {
             WebLog.notice("failed sign-in from \(r.address)")
             return .error(401, "wrong token (alarm web-token prints it)")
         case .failure(.tooManyFailures(let seconds)):
-            return WebResponse.error(
-                429, "too many failed sign-ins from \(r.address): try again in \(seconds) s",
-                headers: [("Retry-After", "\(seconds)")]
-            )
-            .refused("too many failed sign-ins (429)")
+            return Self.tooManyFailures(r, retryAfter: seconds)
         case .failure(.unavailable(let why)):
             return .error(503, why)
         }

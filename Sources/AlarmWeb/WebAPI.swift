@@ -109,8 +109,7 @@ public struct WebAPI: Sendable {
 
     /// Nil when the request may go on; else the 401, 429 or 503 response.
     private func authorize(_ r: WebRequest) -> WebResponse? {
-        let credentials = Credentials(
-            authorization: r.header("authorization"), cookie: r.header("cookie"), csrf: r.header("x-csrf-token"))
+        let credentials = Self.credentials(r)
         switch gate.check(credentials, changesState: Self.changesState(r.method), address: r.address) {
         case .allowed: return nil
         case .unauthorized(let why):
@@ -119,14 +118,24 @@ public struct WebAPI: Sendable {
                     credentials.bearer != nil
                         ? "wrong token"
                         : credentials.session != nil ? "no such session or no CSRF token" : "no credentials")
-        case .tooManyFailures(let seconds):
-            return WebResponse.error(
-                429, "too many failed sign-ins from \(r.address): try again in \(seconds) s",
-                headers: [("Retry-After", "\(seconds)")]
-            )
-            .refused("too many failed sign-ins (429)")
+        case .tooManyFailures(let seconds): return Self.tooManyFailures(r, retryAfter: seconds)
         case .unavailable(let why): return .error(503, why)
         }
+    }
+
+    /// What a request shows to the gate: its bearer token, session cookie and CSRF token.
+    static func credentials(_ r: WebRequest) -> Credentials {
+        Credentials(
+            authorization: r.header("authorization"), cookie: r.header("cookie"), csrf: r.header("x-csrf-token"))
+    }
+
+    /// The 429 for an address with too many failed sign-ins, whatever it asked for.
+    static func tooManyFailures(_ r: WebRequest, retryAfter seconds: Int) -> WebResponse {
+        WebResponse.error(
+            429, "too many failed sign-ins from \(r.address): try again in \(seconds) s",
+            headers: [("Retry-After", "\(seconds)")]
+        )
+        .refused("too many failed sign-ins (429)")
     }
 
     private func perform(_ route: APIRoute, _ r: WebRequest) throws -> WebResponse {

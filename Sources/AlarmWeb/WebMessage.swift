@@ -82,25 +82,20 @@ enum JSONText {
     /// A JSON string literal: quotes, backslashes and control characters escaped; `<`, `>` and
     /// `&` too, so that a value echoed from a request can never read as markup.
     static func string(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
+        let escaped = Text.escaping(s) { u in
             switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "<", ">", "&", "\u{2028}", "\u{2029}":
-                out += "\\u" + Text.hex4(u.value)
-            default:
-                if u.value < 0x20 || u.value == 0x7f {
-                    out += "\\u" + Text.hex4(u.value)
-                } else {
-                    out.unicodeScalars.append(u)
-                }
+            case "\"": "\\\""
+            case "\\": "\\\\"
+            case "\n": "\\n"
+            case "\r": "\\r"
+            case "\t": "\\t"
+            case "<", ">", "&", "\u{2028}", "\u{2029}",
+                _ where u.value < 0x20 || u.value == 0x7f:
+                "\\u" + Text.hex4(u.value)
+            default: nil
             }
         }
-        return out + "\""
+        return "\"" + escaped + "\""
     }
 }
 

@@ -54,12 +54,7 @@ extension ContainerScanner {
             }
             return true
         }
-        guard sawComm else {
-            throw file.size < 54
-                ? .truncated(name, detail: "the file ends before its 'COMM' chunk")
-                : .corrupt(name, detail: "no 'COMM' chunk")
-        }
-        guard sawData else { throw .truncated(name, detail: "the file ends before its 'SSND' chunk") }
+        try requireChunks(file, name: name, shape: ("COMM", sawComm, heldFrom: 54), audio: ("SSND", sawData))
         if l.streamed { l.aiffFrames = nil }
         return l
     }

@@ -6,15 +6,7 @@ extension ContainerScanner {
         var sawDesc = false
         var sawData = false
         var descOffset = 0
-        var pos = 8
-        var count = 0
-        while pos + 12 <= file.size {
-            count += 1
-            if count > ClipLimits.maxChunks { throw .corrupt(name, detail: "more than \(ClipLimits.maxChunks) chunks") }
-            let h = Bytes(file.read(at: pos, count: 12))
-            let id = h.fourCC(0)
-            let raw = Int64(bitPattern: h.be64(4))
-            let off = pos + 12
+        try walkChunks(file, name: name, start: 8, header: .caf) { (id, off, raw) throws(SoundProblem) -> Bool in
             if id == "data" && raw == -1 {
                 // "Size unknown": the audio runs to the end of the file; only valid for the last
                 // chunk (ffmpeg writes it when its output is a pipe). libsndfile 1.2.0 refuses it, so
@@ -26,9 +18,9 @@ extension ContainerScanner {
                 l.dataOffset = off + 4  // skip mEditCount
                 l.dataSize = file.size - off - 4
                 l.streamed = true
-                l.patches.append(.init(offset: pos + 4, bytes: Bytes.encode64(UInt64(file.size - off), le: false)))
+                l.patches.append(.init(offset: off - 8, bytes: Bytes.encode64(UInt64(file.size - off), le: false)))
                 sawData = true
-                break
+                return false
             }
             if id == "caff" {
                 // libsndfile writing to a pipe appends its whole header again at each rewrite (sox -t caf -):
@@ -82,10 +74,9 @@ extension ContainerScanner {
                 sawData = true
             default: break
             }
-            pos = off + size
+            return true
         }
-        guard sawDesc else { throw .truncated(name, detail: "the file ends before its 'desc' chunk") }
-        guard sawData else { throw .truncated(name, detail: "the file ends before its 'data' chunk") }
+        try requireChunks(file, name: name, shape: ("desc", sawDesc, heldFrom: nil), audio: ("data", sawData))
         try patchALACFlags(&l, descOffset: descOffset, name: name)
         return l
     }

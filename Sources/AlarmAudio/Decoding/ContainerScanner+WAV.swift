@@ -94,12 +94,7 @@ extension ContainerScanner {
             }
             return true
         }
-        guard sawFmt else {
-            throw file.size < 44
-                ? .truncated(name, detail: "the file ends before its 'fmt' chunk")
-                : .corrupt(name, detail: "no 'fmt' chunk")
-        }
-        guard sawData else { throw .truncated(name, detail: "the file ends before its 'data' chunk") }
+        try requireChunks(file, name: name, shape: ("fmt", sawFmt, heldFrom: 44), audio: ("data", sawData))
         return l
     }
 }

@@ -104,17 +104,63 @@ enum ContainerScanner {
         _ file: SoundFile, name: String, start: Int, littleEndian: Bool,
         _ body: (String, Int, Int) throws(SoundProblem) -> Bool
     ) throws(SoundProblem) {
+        try walkChunks(file, name: name, start: start, header: .iff(littleEndian: littleEndian)) {
+            (id, offset, size) throws(SoundProblem) -> Bool in try body(id, offset, Int(size))
+        }
+    }
+
+    /// How a container's chunk headers read: a four-character id, then the payload's size.
+    enum ChunkHeader {
+        /// A 32-bit size (RIFF little-endian, RIFX and IFF big-endian); payloads padded to even
+        /// lengths.
+        case iff(littleEndian: Bool)
+        /// CAF: a signed 64-bit big-endian size, -1 for "unknown"; no padding.
+        case caf
+
+        var count: Int { if case .iff = self { 8 } else { 12 } }
+
+        func size(_ h: Bytes) -> Int64 {
+            switch self {
+            case .iff(let le): Int64(h.u32(4, le: le))
+            case .caf: Int64(bitPattern: h.be64(4))
+            }
+        }
+
+        func padding(_ size: Int64) -> Int { if case .iff = self { Int(size & 1) } else { 0 } }
+    }
+
+    /// Calls `body(id, payloadOffset, size)` for each chunk from `start` while it returns true. A
+    /// size that `body` lets pass must be one the walk can step over (not negative).
+    static func walkChunks(
+        _ file: SoundFile, name: String, start: Int, header: ChunkHeader,
+        _ body: (String, Int, Int64) throws(SoundProblem) -> Bool
+    ) throws(SoundProblem) {
         var pos = start
         var count = 0
-        while pos + 8 <= file.size {
+        while pos + header.count <= file.size {
             count += 1
             if count > ClipLimits.maxChunks { throw .corrupt(name, detail: "more than \(ClipLimits.maxChunks) chunks") }
-            let h = Bytes(file.read(at: pos, count: 8))
-            let id = h.fourCC(0)
-            let size = Int(h.u32(4, le: littleEndian))
-            guard try body(id, pos + 8, size) else { return }
-            pos += 8 + size + (size & 1)
+            let h = Bytes(file.read(at: pos, count: header.count))
+            let size = header.size(h)
+            guard try body(h.fourCC(0), pos + header.count, size) else { return }
+            pos += header.count + Int(size) + header.padding(size)
         }
+    }
+
+    /// The refusal when a walk ended without the chunk that gives the shape (`COMM`, `fmt `,
+    /// `desc`) or without the audio: the file ends before it, or, when the file is long enough to
+    /// have held the shape chunk (`heldFrom` bytes; nil: never said), it has none.
+    static func requireChunks(
+        _ file: SoundFile, name: String, shape: (id: String, seen: Bool, heldFrom: Int?),
+        audio: (id: String, seen: Bool)
+    ) throws(SoundProblem) {
+        guard shape.seen else {
+            if let heldFrom = shape.heldFrom, file.size >= heldFrom {
+                throw .corrupt(name, detail: "no '\(shape.id)' chunk")
+            }
+            throw .truncated(name, detail: "the file ends before its '\(shape.id)' chunk")
+        }
+        guard audio.seen else { throw .truncated(name, detail: "the file ends before its '\(audio.id)' chunk") }
     }
 
     static func requireInside(_ file: SoundFile, name: String, id: String, offset: Int, size: Int) throws(SoundProblem)

@@ -66,13 +66,12 @@ extension AlarmPlayer {
         onFirstFrame: (@Sendable (PlaybackStarted) -> Void)?, lastError: inout AlsaError?,
         onFailure: (@Sendable (String) -> Void)? = nil
     ) -> PlaybackSummary {
-        let setup = locked {
-            let stall = max(_stall, 4 * Double(_latency) / 1e6)
-            return Setup(
-                latency: _latency, pause: _pause, retry: _retry,
-                stallLimit: .seconds(stall), openLimit: .seconds(max(_open, stall)),
-                maxDuration: maxDuration, loop: loop, startAt: startAt)
-        }
+        let tuning = locked { self.tuning }
+        let stall = max(tuning.stallSeconds, 4 * Double(tuning.latencyMicros) / 1e6)
+        let setup = Setup(
+            latency: tuning.latencyMicros, pause: tuning.pauseSeconds, retry: tuning.retrySeconds,
+            stallLimit: .seconds(stall), openLimit: .seconds(max(tuning.openSeconds, stall)),
+            maxDuration: maxDuration, loop: loop, startAt: startAt)
         var timeline = Timeline(
             clip: clip, loudness: loudness, loop: loop,
             pauseFrames: Int(setup.pause * Double(clip.sampleRate)),

@@ -38,53 +38,46 @@ public struct PlaybackSummary: Sendable {
 /// `stallSeconds` and the ring goes on without it; `stop()` is never held by it.
 ///
 /// Thread-safety: `start` and `stop` may be called from any thread; one ring at a time.
+@dynamicMemberLookup
 public final class AlarmPlayer: @unchecked Sendable {
     /// Where log lines go (one line each, no trailing newline). Default: stderr.
     public typealias Log = @Sendable (String) -> Void
 
     public let devices: [String]
     public let log: Log
-    // Tuning, read when a ring starts (changes apply to the next ring).
-    /// Buffer size asked of ALSA. Small so that a stop (drop) is heard within 100 ms.
-    public var latencyMicros: UInt32 {
-        get { locked { _latency } }
-        set { locked { _latency = newValue } }
+    /// Tuning, read when a ring starts (changes apply to the next ring). Each value is read and
+    /// set through the player, under its lock: `player.retrySeconds = 0.2`.
+    public struct Tuning: Sendable {
+        /// Buffer size asked of ALSA. Small so that a stop (drop) is heard within 100 ms.
+        public var latencyMicros: UInt32 = 50_000
+        /// Silence between two loops of the clip.
+        public var pauseSeconds = 0.5
+        /// Wait between two rounds of the device list when none opens.
+        public var retrySeconds = 1.0
+        /// A device that takes no frame for this long while a ring feeds it has stalled (a sound
+        /// server that stopped reading, a suspended sink): it is given up like a device that fails,
+        /// so the next of the chain, a retry or the fallback takes over instead of a silent ring.
+        /// The same limit applies to one call into alsa-lib that does not return (`snd_pcm_open`,
+        /// `snd_pcm_drop` on a sound server that hangs): the device is given up, its call left
+        /// behind, and skipped until that call returns. At least four buffers' worth of time
+        /// (`latencyMicros`).
+        public var stallSeconds = 3.0
+        /// How long `snd_pcm_open` may take before the device is given up as hung (at least
+        /// `stallSeconds`): longer than the other calls, as a sound server may take a few seconds
+        /// to set up a stream (a Bluetooth sink), and a device given up while it opens is tried
+        /// again only once the open returns.
+        public var openSeconds = 6.0
     }
-    /// Silence between two loops of the clip.
-    public var pauseSeconds: Double {
-        get { locked { _pause } }
-        set { locked { _pause = newValue } }
+
+    /// A value of `Tuning`, under the lock.
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<Tuning, Value>) -> Value {
+        get { locked { tuning[keyPath: keyPath] } }
+        set { locked { tuning[keyPath: keyPath] = newValue } }
     }
-    /// Wait between two rounds of the device list when none opens.
-    public var retrySeconds: Double {
-        get { locked { _retry } }
-        set { locked { _retry = newValue } }
-    }
-    /// A device that takes no frame for this long while a ring feeds it has stalled (a sound
-    /// server that stopped reading, a suspended sink): it is given up like a device that fails,
-    /// so the next of the chain, a retry or the fallback takes over instead of a silent ring.
-    /// The same limit applies to one call into alsa-lib that does not return (`snd_pcm_open`,
-    /// `snd_pcm_drop` on a sound server that hangs): the device is given up, its call left behind,
-    /// and skipped until that call returns. At least four buffers' worth of time (`latencyMicros`).
-    public var stallSeconds: Double {
-        get { locked { _stall } }
-        set { locked { _stall = newValue } }
-    }
-    /// How long `snd_pcm_open` may take before the device is given up as hung (at least
-    /// `stallSeconds`): longer than the other calls, as a sound server may take a few seconds to
-    /// set up a stream (a Bluetooth sink), and a device given up while it opens is tried again
-    /// only once the open returns.
-    public var openSeconds: Double {
-        get { locked { _open } }
-        set { locked { _open = newValue } }
-    }
+
     // Internal, not private, from here to `goRequested`: the ring's and the devices' threads
     // (AlarmPlayer+DeviceChain.swift, AlarmPlayer+DeviceThread.swift) read them.
-    var _latency: UInt32 = 50_000
-    var _pause = 0.5
-    var _retry = 1.0
-    var _stall = 3.0
-    var _open = 6.0
+    var tuning = Tuning()
 
     let lock = Condition()
     var stopRequested = false

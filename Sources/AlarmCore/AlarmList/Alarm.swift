@@ -284,22 +284,15 @@ extension Alarm: Codable {
         case .calendar(let e):
             try c.encode(e.print(withZone: false), forKey: .expression)
         }
-        try c.encode(zone, forKey: .zone)
-        try c.encode(mode, forKey: .mode)
-        try c.encode(label, forKey: .label)
-        try c.encode(sound, forKey: .sound)
-        try c.encode(once, forKey: .once)
-        try c.encode(snooze, forKey: .snooze)
-        try c.encode(ring, forKey: .ring)
-        try c.encode(volume, forKey: .volume)
-        try c.encode(fadeIn, forKey: .fadeIn)
-        try c.encode(skipNext, forKey: .skipNext)
+        try c.encodeEach([
+            .zone: zone, .mode: mode, .label: label, .sound: sound, .once: once, .snooze: snooze, .ring: ring,
+            .volume: volume, .fadeIn: fadeIn, .skipNext: skipNext,
+        ])
         try c.encodeIfPresent(created.map { RFC3339.format($0, in: .utc, milliseconds: true) }, forKey: .created)
         // Issue #12's keys only when set (`paused` always, `paused_until` while paused: null for
         // "until alarm resume"): 10,000 alarms without them keep the store as small as before.
-        try c.encodeIfPresent(every?.description, forKey: .every)
-        try c.encodeIfPresent(from?.description, forKey: .from)
-        try c.encodeIfPresent(until?.description, forKey: .until)
+        try c.encodeEach(
+            [.every: every?.description, .from: from?.description, .until: until?.description], omittingNil: true)
         if skipHolidays { try c.encode(true, forKey: .skipHolidays) }
         try c.encode(pause != nil, forKey: .paused)
         if pause != nil { try c.encode(pausedUntilBound?.description, forKey: .pausedUntil) }

@@ -165,17 +165,15 @@ public struct ExpressionError: Error, Equatable, CustomStringConvertible {
     /// Swift writes them (`\t`, `\n`, `\r`, `\u{1B}`).
     static func printable(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
-        var out = ""
-        for scalar in text.unicodeScalars {
+        return Text.escaping(text) { scalar in
             switch scalar {
-            case "\t": out += "\\t"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
+            case "\t": "\\t"
+            case "\n": "\\n"
+            case "\r": "\\r"
             case _ where scalar.properties.generalCategory == .control:
-                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            default: out.unicodeScalars.append(scalar)
+                "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: nil
             }
         }
-        return out
     }
 }

@@ -134,11 +134,10 @@ extension EngineStatus: Codable {
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(state, forKey: .state)
-        try c.encode(alarm, forKey: .alarm)
-        try c.encode(sound, forKey: .sound)
-        try c.encode(reason, forKey: .reason)
-        try c.encode(snoozedUntil.map { RFC3339.format($0, in: zone) }, forKey: .snoozedUntil)
+        try c.encodeEach([
+            .state: state, .alarm: alarm, .sound: sound, .reason: reason,
+            .snoozedUntil: snoozedUntil.map { RFC3339.format($0, in: zone) },
+        ])
         if let next {
             var n = c.nestedContainer(keyedBy: NextKeys.self, forKey: .next)
             try n.encode(next.id, forKey: .id)
@@ -149,9 +148,7 @@ extension EngineStatus: Codable {
         try c.encode(warnings, forKey: .warnings)
         try c.encodeIfPresent(commands, forKey: .commands)
         if state != .idle {
-            try c.encode(snoozes ?? 0, forKey: .snoozes)
-            try c.encode(maxSnoozes, forKey: .maxSnoozes)
-            try c.encode(label, forKey: .label)
+            try c.encodeEach([.snoozes: snoozes ?? 0, .maxSnoozes: maxSnoozes, .label: label])
         }
         // Only when an alarm is paused: the status of everyone else keeps its keys.
         guard !paused.isEmpty else { return }

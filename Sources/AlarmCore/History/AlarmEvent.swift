@@ -108,20 +108,14 @@ extension AlarmEvent: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         func time(_ d: Date) -> String { RFC3339.format(d, in: timeZone, milliseconds: true) }
         // The keys every event has (null where they do not apply), so scripts can rely on them.
-        try c.encode(seq, forKey: .seq)
-        try c.encode(event, forKey: .event)
-        try c.encode(time(at), forKey: .at)
-        try c.encode(alarm, forKey: .alarm)
-        try c.encode(label, forKey: .label)
-        try c.encode(scheduled.map(time), forKey: .scheduled)
-        try c.encode(sound, forKey: .sound)
+        try c.encodeEach([
+            .seq: seq, .event: event, .at: time(at), .alarm: alarm, .label: label, .scheduled: scheduled.map(time),
+            .sound: sound,
+        ])
         // The others only where they say something.
-        try c.encodeIfPresent(late, forKey: .late)
-        try c.encodeIfPresent(reason, forKey: .reason)
-        try c.encodeIfPresent(until.map(time), forKey: .until)
-        try c.encodeIfPresent(zone, forKey: .zone)
-        try c.encodeIfPresent(from, forKey: .from)
-        try c.encodeIfPresent(count, forKey: .count)
+        try c.encodeEach(
+            [.late: late, .reason: reason, .until: until.map(time), .zone: zone, .from: from, .count: count],
+            omittingNil: true)
     }
 
     /// One JSON object on one line (sorted keys, no newline), as the event log writes it.

@@ -102,17 +102,13 @@ extension HistoryEntry: Codable {
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(alarm, forKey: .alarm)
-        try c.encode(RFC3339.format(scheduled, in: zone, milliseconds: true), forKey: .scheduled)
-        try c.encode(started.map { RFC3339.format($0, in: zone, milliseconds: true) }, forKey: .started)
-        try c.encode(ended.map { RFC3339.format($0, in: zone, milliseconds: true) }, forKey: .ended)
-        try c.encode(outcome, forKey: .outcome)
-        try c.encode(sound, forKey: .sound)
-        try c.encode(reason, forKey: .reason)
-        try c.encode(late, forKey: .late)
+        func time(_ d: Date) -> String { RFC3339.format(d, in: zone, milliseconds: true) }
+        try c.encodeEach([
+            .alarm: alarm, .scheduled: time(scheduled), .started: started.map(time), .ended: ended.map(time),
+            .outcome: outcome, .sound: sound, .reason: reason, .late: late,
+        ])
         // Only when there is one: the entries of other rings keep their keys.
-        try c.encodeIfPresent(fallback, forKey: .fallback)
-        try c.encodeIfPresent(mixer, forKey: .mixer)
+        try c.encodeEach([.fallback: fallback, .mixer: mixer], omittingNil: true)
     }
 }
 

@@ -19,6 +19,16 @@ public enum Text {
         return v < 0 ? "-" + padded : padded
     }
 
+    /// `text` with each Unicode scalar that `escape` returns a replacement for replaced by it, the
+    /// others kept: how a message and a JSON literal write control characters.
+    public static func escaping(_ text: String, _ escape: (Unicode.Scalar) -> String?) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if let replacement = escape(scalar) { out += replacement } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+
     /// `s` padded with spaces on the right to `width` characters.
     public static func padded(_ s: String, _ width: Int) -> String {
         s.count >= width ? s : s + String(repeating: " ", count: width - s.count)

@@ -1,4 +1,5 @@
 import AlarmAudio
+import AlarmCore
 import FoundationEssentials
 
 /// One line of `alarm sounds`; `reason` and `duration` are written as null when absent.
@@ -17,14 +18,14 @@ package struct SoundEntry: Encodable {
 
     package var name: String
     package var playable: Bool
-    package var duration: Double?
-    package var reason: String?
-    package var kind: String?
-    package var container: String?
-    package var format: String?
-    package var channels: Int?
-    package var rate: Int?
-    package var path: String?
+    @NullWhenNil package var duration: Double? = nil
+    @NullWhenNil package var reason: String? = nil
+    @NullWhenNil package var kind: String? = nil
+    @NullWhenNil package var container: String? = nil
+    @NullWhenNil package var format: String? = nil
+    @NullWhenNil package var channels: Int? = nil
+    @NullWhenNil package var rate: Int? = nil
+    @NullWhenNil package var path: String? = nil
 
     package init(_ i: SoundInspection) {
         name = i.name
@@ -41,19 +42,5 @@ package struct SoundEntry: Encodable {
 
     package enum CodingKeys: String, CodingKey {
         case name, playable, duration, reason, kind, container, format, channels, rate, path
-    }
-
-    package func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(name, forKey: .name)
-        try c.encode(playable, forKey: .playable)
-        try c.encode(duration, forKey: .duration)  // Optional.encode writes null
-        try c.encode(reason, forKey: .reason)
-        try c.encode(kind, forKey: .kind)
-        try c.encode(container, forKey: .container)
-        try c.encode(format, forKey: .format)
-        try c.encode(channels, forKey: .channels)
-        try c.encode(rate, forKey: .rate)
-        try c.encode(path, forKey: .path)
     }
 }

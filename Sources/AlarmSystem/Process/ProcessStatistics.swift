@@ -7,16 +7,13 @@ import Glibc
 /// again, so the growth of `voluntary` over a minute of idling is the wake-ups per minute. The
 /// counts are per thread (`/proc/self/task/TID/status`) because a helper thread (a Dispatch
 /// worker, an audio thread) that wakes every second is exactly what the measurement must catch.
+/// The counts are only ever read (`currentThread`, `sample`), so, like `Thread` and `Sample`, they
+/// have no public initializer.
 public struct ContextSwitches: Equatable, Sendable {
     /// Switches because the thread blocked or slept: its wake-ups.
     public var voluntary: UInt64
     /// Switches because the scheduler preempted it.
     public var involuntary: UInt64
-
-    public init(voluntary: UInt64, involuntary: UInt64) {
-        self.voluntary = voluntary
-        self.involuntary = involuntary
-    }
 
     /// One thread's counts.
     public struct Thread: Equatable, Sendable {
