@@ -32,14 +32,14 @@ public final class Daemon {
     /// Resolves the settings again (same flags and environment) for SIGHUP / `reload`.
     let resolveConfiguration: () throws -> Configuration
     let environment: [String: String]
-    let loop: EventLoop
+    /// The event loop with its signals and sd_notify (AlarmSystem's `ServiceLoop`).
+    let service: ServiceLoop
+    var loop: EventLoop { service.loop }
+    var notify: SDNotify { service.notify }
     let timer: TimerFD
-    let watchdogTimer: TimerFD
     let files: Inotify
     let fifo: ControlFIFO
-    let signals: SignalFD
     let wake: EventFD
-    let notify: SDNotify
     let instanceLock: FileLock
     let inbox = Inbox()
     var ringGeneration = 0
@@ -98,15 +98,14 @@ public final class Daemon {
         eventLog = EventLog(path: config.eventsPath)
 
         // A handler's error is logged with what it was handling, and the loop goes on.
-        loop = try EventLoop(reportFailure: { failure in logger.error("\(failure)") })
+        service = try ServiceLoop(
+            signals: [.terminate, .interrupt, .hangup], environment: environment,
+            reportFailure: { failure in logger.error("\(failure)") })
         timer = try TimerFD()
         prerollTimer = try TimerFD()
         preflightTimer = try TimerFD()
-        watchdogTimer = try TimerFD(clock: .monotonic)
         files = try Inotify()
-        signals = try SignalFD([.terminate, .interrupt, .hangup])
         wake = try EventFD()
-        notify = SDNotify(environment: environment)
         let gid = try config.fifoGroup.map { name -> UInt32 in
             guard let gid = try Accounts.groupID(named: name) else {
                 throw DaemonError("fifo_group '\(name)' is not a group on this system")
@@ -135,8 +134,7 @@ public final class Daemon {
         logger.notice("alarmd starting: \(alarms.count) alarm(s), zone \(zone.identifier), device \(config.device)")
         volumeFloor.restoreAfterCrash()
         handle(.start(alarms: alarms, state: saved))
-        try notify.ready(status: notifyStatus())
-        do { try loop.run() } catch {
+        do { try service.run(ready: notifyStatus(), onSignal: { [unowned self] in signalled($0) }) } catch {
             logger.critical("the event loop cannot go on: \(error); shutting down")
             handle(.shutdown)
             cleanUp()
@@ -145,9 +143,9 @@ public final class Daemon {
         cleanUp()
     }
 
-    /// What every way out of `run()` does: sound off, mixer back, FIFO gone, systemd told.
+    /// What every way out of `run()` does (after `ServiceLoop.run` told systemd STOPPING): sound
+    /// off, mixer back, FIFO gone.
     private func cleanUp() {
-        try? notify.stopping()
         cancelPreroll()
         player.stop()
         volumeFloor.restore()
@@ -177,17 +175,6 @@ public final class Daemon {
         _ = try loop.register(fifo.descriptor, name: "the control FIFO \(fifo.path)") { [unowned self] _ in
             for command in try fifo.readCommands() { control(command) }
         }
-        _ = try loop.register(signals.descriptor, name: "signals") { [unowned self] _ in
-            for received in try signals.read() {
-                if received.signal == .hangup {
-                    reloadAll(reason: "SIGHUP")
-                } else {
-                    logger.notice("\(received.signal) received: stopping")
-                    handle(.shutdown)
-                    loop.stop()
-                }
-            }
-        }
         _ = try loop.register(wake.descriptor, name: "the player's wake-up") { [unowned self] _ in
             try wake.drain()
             for posted in inbox.take() where posted.generation == ringGeneration {
@@ -209,13 +196,17 @@ public final class Daemon {
             case nil: break
             }
         }
-        if let interval = notify.watchdogInterval {
-            try watchdogTimer.arm(after: interval, repeating: interval)
-            _ = try loop.register(watchdogTimer.descriptor, name: "the watchdog timer") { [unowned self] _ in
-                _ = try watchdogTimer.read()
-                try notify.watchdog()
-            }
+    }
+
+    /// SIGHUP reloads; SIGTERM and SIGINT shut down (returns true: the loop stops).
+    private func signalled(_ received: SignalFD.Received) -> Bool {
+        if received.signal == .hangup {
+            reloadAll(reason: "SIGHUP")
+            return false
         }
+        logger.notice("\(received.signal) received: stopping")
+        handle(.shutdown)
+        return true
     }
 
     private func control(_ command: ControlCommand) {

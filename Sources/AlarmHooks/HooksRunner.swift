@@ -25,27 +25,16 @@ import Glibc
 ///   written while it starts is.
 /// - One thread, sleeping in `epoll_wait`: the log through inotify, the hooks' ends through
 ///   pidfds, the time limits through one monotonic timerfd. No polling.
-public final class HooksRunner {
-    public struct Settings: Sendable {
-        public var eventsPath: String
-        public var hooksDir: String
-        public var timeout: TimeInterval
+final class HooksRunner {
+    struct Settings: Sendable {
+        var eventsPath: String
+        var hooksDir: String
+        var timeout: TimeInterval
         /// alarmd's runtime directory, given to hooks as `ALARM_RUNTIME_DIR`.
-        public var runtimeDir: String
+        var runtimeDir: String
         /// The hooks' environment, before the event's variables are added.
-        public var environment: [String: String]
-        public var maxQueued = 100
-
-        public init(
-            eventsPath: String, hooksDir: String, timeout: TimeInterval, runtimeDir: String,
-            environment: [String: String]
-        ) {
-            self.eventsPath = eventsPath
-            self.hooksDir = hooksDir
-            self.timeout = timeout
-            self.runtimeDir = runtimeDir
-            self.environment = environment
-        }
+        var environment: [String: String]
+        var maxQueued = 100
     }
 
     struct Job {
@@ -67,11 +56,11 @@ public final class HooksRunner {
     let settings: Settings
     let logger: Logger
     let directory: HookDirectory
-    let loop: EventLoop
+    /// The event loop with its signals and sd_notify (AlarmSystem's `ServiceLoop`).
+    let service: ServiceLoop
+    var loop: EventLoop { service.loop }
     let follower: EventFollower
-    let signals: SignalFD
     let timer: TimerFD
-    let notify: SDNotify
     let clock = ContinuousClock()
     /// Per hook (by path): the events waiting, and the run under way.
     var queues: [String: [Job]] = [:]
@@ -81,19 +70,19 @@ public final class HooksRunner {
 
     /// Call `SignalFD.block([.terminate, .interrupt])` before this. Throws when the event log
     /// cannot be followed (its directory's parent is missing, it may not be read).
-    public init(settings: Settings, logger: Logger) throws {
+    init(settings: Settings, logger: Logger) throws {
         self.settings = settings
         self.logger = logger
         directory = HookDirectory(path: settings.hooksDir)
-        loop = try EventLoop(reportFailure: { failure in logger.error("\(failure)") })
-        signals = try SignalFD([.terminate, .interrupt])
+        service = try ServiceLoop(
+            signals: [.terminate, .interrupt], environment: settings.environment,
+            reportFailure: { failure in logger.error("\(failure)") })
         timer = try TimerFD(clock: .monotonic)
-        notify = SDNotify(environment: settings.environment)
         follower = try EventFollower(path: settings.eventsPath, from: .end)
     }
 
     /// Runs until SIGTERM or SIGINT.
-    public func run() throws {
+    func run() throws {
         try loop.register(follower.descriptor, name: settings.eventsPath) { [unowned self] _ in
             dispatch(try follower.read())
         }
@@ -101,23 +90,18 @@ public final class HooksRunner {
             _ = try timer.read()
             enforceTimeouts()
         }
-        try loop.register(signals.descriptor, name: "signals") { [unowned self] _ in
-            for received in try signals.read() {
-                logger.notice("\(received.signal) received: stopping")
-                for run in running.values { try? run.child.signal(SIGTERM) }
-                loop.stop()
-            }
-        }
         let (hooks, _) = directory.hooks()
         let start =
             "alarm-hooks starting: \(hooks.count) hook(s) in \(settings.hooksDir), time limit "
             + "\(Durations.format(settings.timeout)), following \(settings.eventsPath)"
         logger.notice("\(start)")
         dispatch(try follower.read())
-        try? notify.ready(status: "running \(hooks.count) hook(s) from \(settings.hooksDir)")
-        try loop.run()
-        try? notify.stopping()
-        logger.notice("alarm-hooks stopped")
+        defer { logger.notice("alarm-hooks stopped") }
+        try service.run(ready: "running \(hooks.count) hook(s) from \(settings.hooksDir)") { [unowned self] received in
+            logger.notice("\(received.signal) received: stopping")
+            for run in running.values { try? run.child.signal(SIGTERM) }
+            return true
+        }
     }
 
     /// Queues each event for every hook there is now, and starts the hooks that are idle.
