@@ -29,7 +29,6 @@ struct Play: ParsableCommand {
     var volume: Int = 100
 
     @Option(
-        name: .customLong("fade-in"),
         help: ArgumentHelp("Seconds to rise from silence to full volume.", valueName: "seconds"))
     var fadeIn: Double = 0
 
@@ -37,7 +36,6 @@ struct Play: ParsableCommand {
     var loop = false
 
     @Option(
-        name: .customLong("max-seconds"),
         help: ArgumentHelp("With --loop: stop after this many seconds of audio.", valueName: "seconds"))
     var maxSeconds: Double?
 

@@ -6,7 +6,6 @@ import ArgumentParser
 /// device) resolve like every other setting: flag, environment, config file, default.
 struct SoundOptions: ParsableArguments {
     @Option(
-        name: .customLong("sounds-dir"),
         help: ArgumentHelp(
             "Colon-separated sound directories, searched in order (default: $ALARM_SOUNDS_DIR, else the installed sounds then <state dir>/sounds).",
             valueName: "dirs"))

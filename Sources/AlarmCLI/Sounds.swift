@@ -60,17 +60,14 @@ struct SoundsCut: ParsableCommand {
     var file: String
 
     @Option(
-        name: .customLong("from"),
         help: ArgumentHelp("Where the clip starts: M:SS, H:MM:SS or seconds (1:10, 0:01:10, 70).", valueName: "time"))
     var from: String
 
     @Option(
-        name: .customLong("length"),
         help: ArgumentHelp("How long the clip is (20s, 30s; at most and by default 30s).", valueName: "duration"))
     var length: String?
 
     @Option(
-        name: .customLong("name"),
         help: ArgumentHelp(
             "The clip's name (default: the file's name and the start, e.g. song-1m10s); .flac is added unless it ends in .flac or .caf.",
             valueName: "name"))
