@@ -4,7 +4,7 @@ import Glibc
 import Testing
 
 /// A bound SOCK_DGRAM unix socket playing systemd's part.
-private final class Listener {
+final class NotifyListener {
     let fd: Int32
     let address: String  // as NOTIFY_SOCKET spells it
 
@@ -27,8 +27,8 @@ private final class Listener {
 
     deinit { close(fd) }
 
-    func receive() -> String? {
-        guard waitReadable(fd, milliseconds: 1000) else { return nil }
+    func receive(timeout milliseconds: Int32 = 1000) -> String? {
+        guard waitReadable(fd, milliseconds: milliseconds) else { return nil }
         var buffer = [UInt8](repeating: 0, count: 4096)
         let n = recv(fd, &buffer, buffer.count, 0)
         return n < 0 ? nil : String(decoding: buffer[..<n], as: UTF8.self)
@@ -41,7 +41,7 @@ struct SDNotifyTests {
     func pathSocket() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        let listener = try Listener(address: dir.sub("notify"))
+        let listener = try NotifyListener(address: dir.sub("notify"))
         let notify = SDNotify(environment: ["NOTIFY_SOCKET": listener.address])
         #expect(notify.isEnabled)
 
@@ -58,7 +58,7 @@ struct SDNotifyTests {
     @Test("an @name NOTIFY_SOCKET reaches the abstract socket of that exact name")
     func abstractSocket() throws {
         let name = "@alarm-test-notify-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let listener = try Listener(address: name)
+        let listener = try NotifyListener(address: name)
         let notify = SDNotify(environment: ["NOTIFY_SOCKET": name])
         try notify.ready()
         #expect(listener.receive() == "READY=1")
