@@ -128,7 +128,12 @@ struct StopSilenceTests {
 }
 
 extension StopSilenceTests {
-    @Test("an underrun (player frozen for 0.5 s) is recovered with snd_pcm_recover and the sound resumes")
+    /// What is promised: the sound resumes, and when the device reports the underrun (EPIPE) the
+    /// player says so and recovers. Whether a PulseAudio client sees EPIPE after a freeze depends on
+    /// timing (the plain `pulse` PCM reported it in two runs of three, and with `handle_underrun`
+    /// one in three): the recovery itself is proven on a device that always reports it, snd-aloop
+    /// in the system test's guests (scenario crash).
+    @Test("an underrun (player frozen for 1.5 s): the sound resumes, a reported EPIPE is recovered")
     func underrun() throws {
         let sink = try PulseNullSink(sinkName: "alarmxrun")
         defer { sink.shutdown() }
@@ -153,7 +158,11 @@ extension StopSilenceTests {
         let stderr = play.errors
         #expect(silent, "the frozen player should leave the sink silent")
         #expect(resumed != nil, "sound resumed after the underrun")
-        #expect(stderr.contains("ALSA device 'pulse': snd_pcm_writei failed: Broken pipe; recovering"), "\(stderr)")
+        let failures = stderr.split(separator: "\n").filter { $0.contains("failed") }
+        print("underrun: the device \(failures.isEmpty ? "reported no underrun" : "reported: \(failures)")")
+        #expect(
+            failures.allSatisfy { $0 == "alarm: ALSA device 'pulse': snd_pcm_writei failed: Broken pipe; recovering" },
+            "\(stderr)")
         #expect(p.terminationStatus == 0)
     }
 }

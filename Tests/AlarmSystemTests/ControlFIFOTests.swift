@@ -1,4 +1,5 @@
 import AlarmSystem
+import AlarmTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -115,10 +116,13 @@ struct ControlFIFOTests {
         "as root, the group test above runs in this test binary as nobody (setpriv)",
         .enabled(if: geteuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0, "needs root and setpriv"))
     func groupNotMemberAsNobody() throws {
+        // (A copy: the bundle's own directory may be closed to nobody, as a checkout under a
+        // 0700 home directory is.)
+        let bundle = try Binaries.reachableCopy(of: "/proc/self/exe".resolvedLink, as: "alarmPackageTests.xctest")
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         p.arguments = [
-            "--reuid=65534", "--regid=65534", "--clear-groups", "/proc/self/exe".resolvedLink,
+            "--reuid=65534", "--regid=65534", "--clear-groups", bundle,
             "--testing-library", "swift-testing", "--filter", "ControlFIFOTests/groupNotMember\\(\\)",
         ]
         p.currentDirectoryURL = URL(fileURLWithPath: "/tmp")

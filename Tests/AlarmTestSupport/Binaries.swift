@@ -13,6 +13,19 @@ public enum Binaries {
 
     public static func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
+    /// A copy of our executable `name` that every user may run, for tests that run it as another
+    /// user (setpriv, runuser): the build directory sits in the checkout, whose parents may be
+    /// closed to others (Debian's home directories are 0700, and so is what `mktemp -d` makes).
+    public static func reachablePath(_ name: String) throws -> String {
+        try reachableCopy(of: path(name), as: name)
+    }
+
+    /// A copy of the file at `path` (say this test bundle, `/proc/self/exe`) as `name` in a
+    /// directory of this process that every user may enter, made once per name and process.
+    public static func reachableCopy(of path: String, as name: String) throws -> String {
+        try ReachableCopies.shared.copy(of: path, as: name)
+    }
+
     public struct Result {
         public var status: Int32
         public var stdout: String
@@ -37,5 +50,41 @@ public enum Binaries {
         let r = try ProcessRun.run(
             URL(fileURLWithPath: path), args, environment: environment, removing: removing, timeout: timeout)
         return Result(status: r.status, stdout: r.stdout, stderr: r.stderr)
+    }
+}
+
+/// The directory of `Binaries.reachableCopy`: `/tmp/alarm-test-bin-PID` (0755), copies 0755. Left
+/// behind by a process that ends; the next one removes those whose process is gone.
+private final class ReachableCopies: @unchecked Sendable {
+    static let shared = ReachableCopies()
+    private let lock = NSLock()
+    private var made: [String: String] = [:]
+    private let directory = "/tmp/alarm-test-bin-\(getpid())"
+
+    func copy(of path: String, as name: String) throws -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        if let done = made[name] { return done }
+        let fm = FileManager.default
+        if made.isEmpty {
+            removeStale()
+            try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            guard chmod(directory, 0o755) == 0 else { throw CocoaError(.fileWriteNoPermission) }
+        }
+        let target = directory + "/" + name
+        try? fm.removeItem(atPath: target)
+        try fm.copyItem(atPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path, toPath: target)
+        guard chmod(target, 0o755) == 0 else { throw CocoaError(.fileWriteNoPermission) }
+        made[name] = target
+        return target
+    }
+
+    /// The directories of earlier test processes that are gone.
+    private func removeStale() {
+        let fm = FileManager.default
+        for entry in (try? fm.contentsOfDirectory(atPath: "/tmp")) ?? [] where entry.hasPrefix("alarm-test-bin-") {
+            guard let pid = Int32(entry.dropFirst("alarm-test-bin-".count)), pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { try? fm.removeItem(atPath: "/tmp/" + entry) }
+        }
     }
 }

@@ -200,7 +200,7 @@ struct CheckTests {
             "/usr/bin/setpriv",
             [
                 "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-                Binaries.directory.path + "/alarm", "check", "--json",
+                try Binaries.reachablePath("alarm"), "check", "--json",
             ],
             environment: h.environment)
         let o = try #require(

@@ -162,7 +162,7 @@ struct WatchTests {
         chmod(h.runtimeDir, 0o755)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-        p.arguments = ["-u", "nobody", "--", Binaries.directory.path + "/alarm", "watch"]
+        p.arguments = ["-u", "nobody", "--", try Binaries.reachablePath("alarm"), "watch"]
         p.environment = ProcessInfo.processInfo.environment.merging(h.environment) { $1 }
         let err = Pipe()
         p.standardError = err
