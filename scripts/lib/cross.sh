@@ -10,11 +10,15 @@
 #                  sysroot) of the cross build, where dpkg-shlibdeps computes trixie's Depends, and
 #                  the library root qemu-aarch64 runs our arm64 programs on.
 #
-# Both are cached under $CROSS_CACHE (default .build-arm64/, git-ignored), each keyed on its
-# package list and on CROSS_RECIPE: raise it when a change here must build the roots again.
+# Both are cached under $CROSS_ROOTS (default /var/cache/alarm-test/cross: a second run on this
+# machine, from any checkout, skips them), each keyed on its package list and on CROSS_RECIPE:
+# raise it when a change here must build the roots again. The target root is made again when the
+# compiler root was (their Swift versions must match). The builds' scratch directories are under
+# $CROSS_CACHE (default .build-arm64/, git-ignored), inside the checkout the compiler root mounts.
 # shellcheck shell=bash
 
 CROSS_CACHE=${CROSS_CACHE:-$repo/.build-arm64}
+CROSS_ROOTS=${CROSS_ROOTS:-/var/cache/alarm-test/cross}
 # What the compiler root holds: the compiler, and what SwiftPM runs (git, pkg-config) or links with.
 CROSS_COMPILER_PKGS=(swiftlang git pkg-config ca-certificates lld libc6-dev file)
 # What the target root holds for arm64: the -dev packages we link against, the runtime of the
@@ -60,13 +64,32 @@ cross_mmdebstrap() {
         { tail -20 "$log" >&2; cross_die "mmdebstrap ($suite) failed: $log"; }
 }
 
+# cross_locked NAME CMD...: CMD while holding $CROSS_ROOTS/.lock-NAME (two checkouts on one
+# machine never make the same root at once).
+cross_locked() {
+    local name=$1 fd
+    shift
+    mkdir -p "$CROSS_ROOTS"
+    exec {fd}> "$CROSS_ROOTS/.lock-$name"
+    flock "$fd"
+    "$@"
+    local status=$?
+    exec {fd}>&-
+    return "$status"
+}
+
 # cross_compiler_root: the path of the sid root with swiftlang, built when missing.
 cross_compiler_root() {
     local key dir
     key=$(cross_key sid "${CROSS_COMPILER_PKGS[@]}")
-    dir=$CROSS_CACHE/compiler-$key
+    dir=$CROSS_ROOTS/compiler-$key
+    [ -f "$dir/.done" ] || cross_locked compiler cross_make_compiler_root "$dir"
+    echo "$dir"
+}
+cross_make_compiler_root() {
+    local dir=$1
     if [ ! -f "$dir/.done" ]; then
-        rm -rf "$CROSS_CACHE"/compiler-*
+        rm -rf "$CROSS_ROOTS"/compiler-*
         cross_say "building the compiler root (sid amd64, Debian's swiftlang) in $dir"
         # (arm64 as a foreign architecture: apt-get download fetches the arm64 Swift runtime here.)
         cross_mmdebstrap sid "$dir" "${CROSS_COMPILER_PKGS[@]}"
@@ -76,25 +99,32 @@ cross_compiler_root() {
             printf '[safe]\n\tdirectory = *\n'
         } > "$dir/etc/gitconfig"
         mkdir -p "$dir/opt/swift-packages" "$dir/src"
+        chroot "$dir" dpkg-query -W -f='${Version}' swiftlang > "$dir/.swift-version"
         touch "$dir/.done"
     fi
-    echo "$dir"
 }
 
 # cross_target_root: the path of the trixie root with the arm64 libraries and Swift runtime.
 cross_target_root() {
-    local key dir log compiler ver
+    local key dir compiler
     key=$(cross_key trixie "${CROSS_TARGET_PKGS[@]}")
-    dir=$CROSS_CACHE/target-$key
-    if [ ! -f "$dir/.done" ]; then
-        rm -rf "$CROSS_CACHE"/target-*
+    dir=$CROSS_ROOTS/target-$key
+    compiler=$(cross_compiler_root)
+    if [ ! -f "$dir/.done" ] || ! cmp -s "$dir/.swift-version" "$compiler/.swift-version"; then
+        cross_locked target cross_make_target_root "$dir" "$compiler"
+    fi
+    echo "$dir"
+}
+cross_make_target_root() {
+    local dir=$1 compiler=$2 log ver
+    if [ ! -f "$dir/.done" ] || ! cmp -s "$dir/.swift-version" "$compiler/.swift-version"; then
+        rm -rf "$CROSS_ROOTS"/target-*
         log=$dir.log
         cross_say "building the target root (trixie amd64 + arm64 libraries) in $dir"
         cross_mmdebstrap trixie "$dir" "${CROSS_TARGET_PKGS[@]}"
         # The arm64 Swift runtime of the compiler's own version (sid), unpacked, not installed:
         # swift_static for the release binary, swift (shared) for the test bundle, clang's headers.
-        compiler=$(cross_compiler_root)
-        ver=$(chroot "$compiler" dpkg-query -W -f='${Version}' swiftlang)
+        ver=$(cat "$compiler/.swift-version")
         rm -rf "$compiler/tmp/swift-arm64" && mkdir -p "$compiler/tmp/swift-arm64"
         # (mmdebstrap leaves no package lists behind: fetch them first.)
         cross_in "$compiler" / apt-get update -q >> "$log" 2>&1 || { tail -5 "$log" >&2; cross_die "apt-get update in the compiler root failed"; }
@@ -116,14 +146,13 @@ cross_target_root() {
         # would link against it. Without the cross-import declaration the overlay is not imported
         # (our tests use none of it).
         rm -rf "$dir/usr/lib/swift/linux/Testing.swiftcrossimport"
-        echo "$ver" > "$dir/.swift-version"
+        printf '%s' "$ver" > "$dir/.swift-version"
         # qemu-aarch64 looks every absolute path up in this root first: alsa-lib's configuration
         # is the root's own (trixie's alsa-lib and plugins: 'pulse' is defined, and no sound
         # server's hook routes 'default' to it); /dev is the host's.
         rm -rf "$dir/dev" "$dir/usr/share/zoneinfo"
         touch "$dir/.done"
     fi
-    echo "$dir"
 }
 
 # cross_in ROOT DIR CMD...: runs CMD in ROOT (chroot, cwd DIR) with /proc, /dev, the Swift package
