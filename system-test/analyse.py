@@ -3,11 +3,12 @@
 
     analyse.py OUT_DIR SCENARIO...
 
-For each scenario, OUT_DIR/NAME holds what guest.sh wrote: result, events, rec.raw/rec.idx. The
-recording (48 kHz mono S16_LE from hw:Loopback,1) is split into rings: runs of sound (peak above
-THRESHOLD) with no silence longer than MERGE_GAP inside (the default tone is 0.1 s beeps with 0.1 s
-gaps and a 0.5 s pause between loops). Each ring's frequency is measured by zero crossings inside
-its beeps (upward zero crossings). Samples are put on the guest's clock with record.py's index (see there). Prints one
+For each scenario, OUT_DIR/NAME holds what the guest wrote (guest.sh, running the scenario's
+scenarios/NAME.sh): result, events, rec.raw/rec.idx. The recording (48 kHz mono S16_LE from
+hw:Loopback,1) is split into rings: runs of sound (peak above THRESHOLD) with no silence longer
+than MERGE_GAP inside (the default tone is 0.1 s beeps with 0.1 s gaps and a 0.5 s pause between
+loops). Each ring's frequency is measured by zero crossings inside its beeps (upward zero
+crossings). Samples are put on the guest's clock with record.py's index (see there). Prints one
 line per scenario; exits 1 if any failed. Standard library only.
 """
 import array
