@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """The system test's verdicts (scripts/system-test): the guest's own checks, then the recordings.
 
-    analyse.py OUT_DIR SCENARIO...
+    analyse.py OUT_DIR SCENARIO... [-- OUT_DIR SCENARIO...]...
 
-For each scenario, OUT_DIR/NAME holds what guest.sh wrote: result, events, rec.raw/rec.idx. The
-recording (48 kHz mono S16_LE from hw:Loopback,1) is split into rings: runs of sound (peak above
-THRESHOLD) with no silence longer than MERGE_GAP inside (the default tone is 0.1 s beeps with 0.1 s
-gaps and a 0.5 s pause between loops). Each ring's frequency is measured by zero crossings inside
-its beeps (upward zero crossings). Samples are put on the guest's clock with record.py's index (see there). Prints one
-line per scenario; exits 1 if any failed. Standard library only.
+One OUT_DIR per guest, with the scenarios that guest ran: scripts/system-test runs the plan in two
+guests at once on amd64; each scenario is judged from the out dir of the guest that ran it, and its
+line names that guest (install, which every guest runs, has a line per guest). For each scenario,
+OUT_DIR/NAME holds what the guest wrote (guest.sh, running the scenario's scenarios/NAME.sh):
+result, events, rec.raw/rec.idx. The recording (48 kHz mono S16_LE from hw:Loopback,1) is split
+into rings: runs of sound (peak above THRESHOLD) with no silence longer than MERGE_GAP inside (the
+default tone is 0.1 s beeps with 0.1 s gaps and a 0.5 s pause between loops). Each ring's frequency
+is measured by zero crossings inside its beeps (upward zero crossings). Samples are put on the
+guest's clock with record.py's index (see there). Prints one line per scenario, then how many
+passed, were not possible and failed (a scenario that ran in several guests counted once, by its
+worst verdict); exits 1 if any failed. Standard library only.
 """
 import array
 import os
@@ -323,55 +328,75 @@ def guest_arch(out):
         return "x86_64"
 
 
-def main():
-    global T
-    out, plan = sys.argv[1], sys.argv[2:]
-    failed = False
-    arch = guest_arch(out)
-    if arch not in TOLERANCES:
-        print("analyse.py: no tolerances for the guest architecture %r; taking x86_64's" % arch, file=sys.stderr)
-    T = TOLERANCES.get(arch, TOLERANCES["x86_64"])
-    tick = kernel_tick(out)
-    for name in plan:
-        d = os.path.join(out, name)
+def judge(out, name, tick, guest):
+    """Prints one scenario's line, from the guest's result and its recording, and returns its verdict.
+    guest: "" when one guest ran the plan, else "guest K", said in the line."""
+    where = " (%s)" % guest if guest else ""
+    d = os.path.join(out, name)
+    try:
+        with open(os.path.join(d, "result")) as f:
+            lines = [l.strip() for l in f if l.strip()]
+    except FileNotFoundError:
+        print("FAIL %s%s: no result (the guest did not get to it)" % (name, where))
+        return "fail"
+    verdict, reasons = lines[0], lines[1:]
+    try:
+        with open(os.path.join(d, "t0")) as f0, open(os.path.join(d, "t1")) as f1:
+            seconds = float(f1.read()) - float(f0.read())
+    except (FileNotFoundError, ValueError):
+        seconds = float("nan")
+    figures = []
+    if name in AUDIO:
         try:
-            with open(os.path.join(d, "result")) as f:
-                lines = [l.strip() for l in f if l.strip()]
-        except FileNotFoundError:
-            print("FAIL %s: no result (the guest did not get to it)" % name)
-            failed = True
-            continue
-        verdict, reasons = lines[0], lines[1:]
-        try:
-            with open(os.path.join(d, "t0")) as f0, open(os.path.join(d, "t1")) as f1:
-                seconds = float(f1.read()) - float(f0.read())
-        except (FileNotFoundError, ValueError):
-            seconds = float("nan")
-        figures = []
-        if name in AUDIO:
-            try:
-                a = Audio(d, tick)
-                if a.rec is not None:
-                    AUDIO[name](a)
-                    # (clock and reboot check no instant on their recordings.)
-                    if T.get("no_drops") and a.rec.dropped > 0.1 and name not in ("clock", "reboot"):
-                        a.failures.append("the capture dropped %.0f ms of frames (arecord overran): the times on the recording are early by as much" % (a.rec.dropped * 1000))
-                figures = a.figures
-                if a.failures:
-                    reasons = reasons + ["recording: " + f for f in a.failures] if verdict == "fail" else ["recording: " + f for f in a.failures]
-                    verdict = "fail"
-            except (KeyError, ValueError, IndexError) as e:
-                reasons.append("recording: cannot be checked (%r)" % e)
+            a = Audio(d, tick)
+            if a.rec is not None:
+                AUDIO[name](a)
+                # (clock and reboot check no instant on their recordings.)
+                if T.get("no_drops") and a.rec.dropped > 0.1 and name not in ("clock", "reboot"):
+                    a.failures.append("the capture dropped %.0f ms of frames (arecord overran): the times on the recording are early by as much" % (a.rec.dropped * 1000))
+            figures = a.figures
+            if a.failures:
+                reasons = reasons + ["recording: " + f for f in a.failures] if verdict == "fail" else ["recording: " + f for f in a.failures]
                 verdict = "fail"
-        detail = (": " + ", ".join(figures)) if figures else ""
-        if verdict == "pass":
-            print("PASS %s (%.1f s)%s" % (name, seconds, detail))
-        elif verdict == "notpossible":
-            print("NOT POSSIBLE %s (%.1f s): %s%s" % (name, seconds, "; ".join(reasons), ("; measured " + ", ".join(figures)) if figures else ""))
-        else:
-            failed = True
-            print("FAIL %s: %s" % (name, "; ".join(reasons)))
-    sys.exit(1 if failed else 0)
+        except (KeyError, ValueError, IndexError) as e:
+            reasons.append("recording: cannot be checked (%r)" % e)
+            verdict = "fail"
+    detail = (": " + ", ".join(figures)) if figures else ""
+    took = "%s%.1f s" % (guest + ", " if guest else "", seconds)
+    if verdict == "pass":
+        print("PASS %s (%s)%s" % (name, took, detail))
+    elif verdict == "notpossible":
+        print("NOT POSSIBLE %s (%s): %s%s" % (name, took, "; ".join(reasons), ("; measured " + ", ".join(figures)) if figures else ""))
+    else:
+        verdict = "fail"
+        print("FAIL %s%s: %s" % (name, where, "; ".join(reasons)))
+    return verdict
+
+
+def main():
+    """analyse.py OUT_DIR SCENARIO... [-- OUT_DIR SCENARIO...]...: one group per guest."""
+    global T
+    groups, args = [], sys.argv[1:]
+    while args:
+        n = args.index("--") if "--" in args else len(args)
+        groups.append((args[0], args[1:n]))
+        args = args[n + 1 :]
+    verdicts = {}  # scenario -> its worst verdict in any guest (install runs in each)
+    for k, (out, plan) in enumerate(groups):
+        arch = guest_arch(out)
+        if arch not in TOLERANCES:
+            print("analyse.py: no tolerances for the guest architecture %r; taking x86_64's" % arch, file=sys.stderr)
+        T = TOLERANCES.get(arch, TOLERANCES["x86_64"])
+        tick = kernel_tick(out)
+        guest = "guest %d" % (k + 1) if len(groups) > 1 else ""
+        for name in plan:
+            verdict = judge(out, name, tick, guest)
+            worst = ["pass", "notpossible", "fail"]
+            verdicts[name] = max(verdict, verdicts.get(name, "pass"), key=worst.index)
+    counts = [sum(1 for v in verdicts.values() if v == w) for w in ("pass", "notpossible", "fail")]
+    print("summary: %d scenarios%s: %d passed, %d not possible, %d failed" % (
+        len(verdicts), " in %d guests (install in each)" % len(groups) if len(groups) > 1 else "", *counts))
+    sys.exit(1 if counts[2] else 0)
 
 
 main()

@@ -1,0 +1,147 @@
+# The system test's helpers inside the guest, sourced by guest.sh before the scenarios
+# (scenarios/NAME.sh). A scenario runs with D=/mnt/host/out/NAME, its own directory: ev, fail,
+# notpossible and note write there (events, failures, notpossible, notes), and guest.sh turns
+# failures and notpossible into its result.
+
+# ---- for every scenario -----------------------------------------------------------------------
+D="" REC=""
+ev() { echo "$EPOCHREALTIME $*" >> "$D/events"; }
+fail() { echo "$*" >> "$D/failures"; echo "  FAIL: $*"; }
+notpossible() { echo "$*" >> "$D/notpossible"; echo "  NOT POSSIBLE: $*"; }
+note() { echo "$*" >> "$D/notes"; echo "  $*"; }
+member() { runuser -u member -- "$@"; }
+outsider() { runuser -u outsider -- "$@"; }
+# A whole second at least N seconds from now, as epoch seconds.
+due_in() { echo $((${EPOCHREALTIME%.*} + $1 + 1)); }
+hms() { date -d "@$1" +%H:%M:%S; }
+state() { sed -n 's/.*"state" *: *"\([a-z]*\)".*/\1/p' /run/alarm/status.json 2>/dev/null; }
+# wait_state STATE SECONDS: until status.json says STATE; logs the event "state-STATE".
+wait_state() {
+    local until=$((${EPOCHREALTIME%.*} + $2))
+    while [ "${EPOCHREALTIME%.*}" -lt "$until" ]; do
+        if [ "$(state)" = "$1" ]; then ev "state-$1"; return 0; fi
+        sleep 0.05
+    done
+    return 1
+}
+# sleep_until EPOCH
+sleep_until() {
+    local left
+    left=$(awk -v t="$1" -v n="$EPOCHREALTIME" 'BEGIN { d = t - n; print (d > 0 ? d : 0) }')
+    sleep "$left"
+}
+rec_start() {
+    python3 "$H/record.py" "$D/rec" &
+    REC=$!
+    local i
+    for i in $(seq 100); do [ -s "$D/rec.idx" ] && break; sleep 0.1; done
+    [ -s "$D/rec.idx" ] || fail "the recorder (arecord on plughw:Loopback,1,0) did not start"
+    ev rec-start
+}
+rec_stop() {
+    [ -n "$REC" ] || return 0
+    ev rec-stop
+    kill -TERM "$REC" 2> /dev/null
+    wait "$REC"
+    REC=""
+}
+# run_alarm WHO NAME ARGS...: runs `alarm ARGS` as WHO (member, outsider, root), events NAME-cmd
+# and NAME-done around it, output in $D/NAME.out, exit status in $RC.
+run_alarm() {
+    local who=$1 name=$2
+    shift 2
+    local trace=()
+    # TRACE=LINE: strace the command and log the instant it writes LINE to the FIFO as NAME-write.
+    [ -z "${TRACE:-}" ] || trace=(strace -f -ttt -e trace=write -o "$D/$name.strace")
+    ev "$name-cmd"
+    case "$who" in
+    root) "${trace[@]}" alarm "$@" > "$D/$name.out" 2>&1 ;;
+    *) "${trace[@]}" runuser -u "$who" -- alarm "$@" > "$D/$name.out" 2>&1 ;;
+    esac
+    RC=$?
+    ev "$name-done" "$RC"
+    if [ -n "${TRACE:-}" ]; then
+        local at
+        at=$(grep -F "\\n$TRACE\\n" "$D/$name.strace" | head -1 | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+$/) { print $i; exit } }')
+        if [ -n "$at" ]; then echo "$at $name-write" >> "$D/events"; else fail "no write of '$TRACE' to the FIFO in $name.strace"; fi
+    fi
+    echo "  alarm $* ($who): exit $RC: $(tr '\n' ' ' < "$D/$name.out" | cut -c1-200)"
+}
+expect_rc() { # expect_rc NAME WANT
+    [ "$RC" -eq "$2" ] || fail "alarm $1 exited $RC, expected $2: $(tr '\n' ' ' < "$D/$1.out" | cut -c1-300)"
+}
+journal_since() { journalctl --no-pager -o short-precise --since "@${1%.*}" 2> /dev/null; }
+history_json() { alarm history --json 2> /dev/null; }
+# The history entries (one JSON object per line, from history.jsonl) of alarm ID.
+history_of() { grep -h "\"alarm\" *: *\"$1\"" /var/lib/alarm/history.jsonl 2> /dev/null; }
+main_pid() { systemctl show -p MainPID --value alarmd; }
+# unplug: remove the Loopback card. alarmd's pre-flight opens the device for a moment when an
+# alarm is added (issue #11), which can make the module busy just then: try for a few seconds.
+unplug() {
+    local i
+    for i in $(seq 25); do modprobe -r snd-aloop 2> "$D/modprobe.err" && return 0; sleep 0.2; done
+    return 1
+}
+restarts() { systemctl show -p NRestarts --value alarmd; }
+
+# ---- the Dummy card: the volume floor, devices by name (issue #11; mixer-*, devices) ----------
+# snd-dummy (card "Dummy") has mixer controls: its "Master Volume" (-50..100, two channels) is the
+# simple control Master. It has no playback switch, so one is added as a user control, the way
+# alsa-lib's softvol plugin adds its controls (resolution 2 makes a switch): Master can then be
+# muted like a real card's.
+DUMMY_CONF=/tmp/dummy-switch.conf
+dummy_card() {
+    # Debian 13's arm64 kernel is built without it (CONFIG_SND_DUMMY is not set); amd64's has it.
+    if ! modinfo snd-dummy > /dev/null 2>&1; then
+        notpossible "this kernel ($(uname -r)) has no snd-dummy module (CONFIG_SND_DUMMY is not set): no card with mixer controls to test on"
+        return 1
+    fi
+    if [ ! -e /proc/asound/Dummy ]; then
+        modprobe snd-dummy || { fail "modprobe snd-dummy failed"; return 1; }
+        udevadm settle
+    fi
+    [ -e /proc/asound/Dummy ] || { fail "no card Dummy after modprobe snd-dummy: $(cat /proc/asound/cards)"; return 1; }
+    if ! amixer -c Dummy cget name='Master Playback Switch' > /dev/null 2>&1; then
+        echo 'pcm.dummyswitch { type softvol slave.pcm "hw:CARD=Dummy,DEV=0" control { name "Master Playback Switch" card Dummy } resolution 2 }' > "$DUMMY_CONF"
+        ALSA_CONFIG_PATH=/usr/share/alsa/alsa.conf:$DUMMY_CONF timeout 10 aplay -q -D dummyswitch -d 1 -f S16_LE -r 48000 -c 2 /dev/zero > "$D/softvol.out" 2>&1
+        amixer -c Dummy cget name='Master Playback Switch' > /dev/null 2>&1 ||
+            { fail "could not add a Master Playback Switch to the Dummy card: $(cat "$D/softvol.out")"; return 1; }
+    fi
+    amixer -c Dummy > "$D/amixer-dummy.txt" 2>&1
+    cat /proc/asound/cards > "$D/cards.txt"
+}
+# mixer_values NAME: "v1,v2" of the Dummy card's control NAME (raw volume, or on/off).
+mixer_values() { amixer -c Dummy cget name="$1" 2> /dev/null | sed -n 's/^ *: values=//p'; }
+mixer_now() { echo "Master Volume $(mixer_values 'Master Volume'), Master Playback Switch $(mixer_values 'Master Playback Switch')"; }
+# Master at 50 % or more on every channel (raw >= 25 of -50..100) and on.
+mixer_raised() {
+    awk -v v="$(mixer_values 'Master Volume')" -v s="$(mixer_values 'Master Playback Switch')" \
+        'BEGIN { n = split(v, a, ","); if (n < 1) exit 1; for (i = 1; i <= n; i++) if (a[i] + 0 < 25) exit 1; exit (s ~ /off/ || s == "") }'
+}
+# Master as amixer's "5% mute" left it: raw -42 (8 of 150) and off on both channels.
+mixer_low() { [ "$(mixer_values 'Master Volume')/$(mixer_values 'Master Playback Switch')" = "-42,-42/off,off" ]; }
+journal_has() { journal_since "$(cat "$D/t0")" | grep -qF "$1"; }
+wait_for() { # wait_for SECONDS COMMAND...
+    local until=$((${EPOCHREALTIME%.*} + $1))
+    shift
+    while [ "${EPOCHREALTIME%.*}" -lt "$until" ]; do "$@" && return 0; sleep 0.1; done
+    "$@"
+}
+use_dummy() {
+    cp /etc/alarm/alarm.conf "$D/alarm.conf.orig"
+    # As the README recommends: the card by name, not number (snd-dummy came after snd-aloop).
+    echo 'device = plughw:CARD=Dummy,DEV=0' >> /etc/alarm/alarm.conf
+    systemctl reload alarmd
+    sleep 1
+    amixer -q -c Dummy sset Master 5% mute || fail "amixer -c Dummy sset Master 5% mute failed"
+    mixer_low || fail "amixer did not leave Master at 5 % and muted: $(mixer_now)"
+    note "before the ring: $(mixer_now)"
+}
+dummy_done() {
+    cp "$D/alarm.conf.orig" /etc/alarm/alarm.conf
+    systemctl reload alarmd
+    sleep 1
+    modprobe -r snd-dummy || note "modprobe -r snd-dummy failed (still in use?)"
+}
+# shellcheck disable=SC2034 # (scenarios/mixer-floor.sh and mixer-crash.sh)
+RAISED="mixer 'Master' raised from 5 %, muted, to 50 %"

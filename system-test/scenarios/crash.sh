@@ -1,0 +1,34 @@
+# kill -9 while ringing: systemd restarts alarmd and it rings on. SIGSTOP: the watchdog kills
+# and restarts it.
+sc_crash() {
+    rec_start
+    run_alarm member ring ring
+    expect_rc ring 0
+    sleep 2
+    local pid n0
+    pid=$(main_pid) n0=$(restarts)
+    ev kill-cmd "$pid"
+    kill -9 "$pid"
+    local i
+    for i in $(seq 300); do [ "$(main_pid)" != "$pid" ] && [ "$(main_pid)" != 0 ] && break; sleep 0.1; done
+    ev restarted "$(main_pid)"
+    [ "$(restarts)" -gt "$n0" ] || fail "NRestarts did not grow after kill -9 ($n0 -> $(restarts))"
+    sleep 0.5
+    wait_state ringing 20 || fail "not ringing after the restart that followed kill -9"
+    sleep 4
+    pid=$(main_pid) n0=$(restarts)
+    ev stop-signal "$pid"
+    kill -STOP "$pid"
+    for i in $(seq 1200); do [ "$(main_pid)" != "$pid" ] && [ "$(main_pid)" != 0 ] && break; sleep 0.1; done
+    ev watchdog-restarted "$(main_pid)"
+    [ "$(main_pid)" != "$pid" ] || fail "alarmd stopped with SIGSTOP was not restarted within 120 s"
+    journal_since "$(head -1 "$D/events" | cut -d' ' -f1)" > "$D/journal.txt"
+    grep -q "alarmd.service: Watchdog timeout" "$D/journal.txt" || fail "no 'Watchdog timeout' for alarmd in the journal"
+    sleep 0.5
+    wait_state ringing 20 || fail "not ringing after the watchdog's restart"
+    sleep 4
+    run_alarm member stop stop
+    expect_rc stop 0
+    sleep 1
+    rec_stop
+}
