@@ -35,7 +35,8 @@ TOLERANCES = {
         "start_late": 1.0,  # s: a ring starts within its second
         "stop": STOP_LIMIT,  # s: last sound after alarm stop wrote to the FIFO
         "snooze_rering": (4.8, 6.5),  # s: snooze 5s, from silence to the next sound
-        "kill_silent": 0.2,  # s: sound after kill -9
+        "kill_silent": 0.2,  # s: sound after kill -9 (or after SIGSTOP: the buffer is 50 ms)
+        "thaw_resume": 1.0,  # s: from SIGCONT after a freeze to the sound again (recovered underrun)
     },
 }
 TOLERANCES["aarch64"] = dict(TOLERANCES["x86_64"])
@@ -50,6 +51,9 @@ TOLERANCES["aarch64"]["no_drops"] = True
 # then underran 15 times in 7 s (snd_pcm_writei: Broken pipe): the emulator starved, not alarmd's
 # schedule. Early is still a failure (the -1 tick bound is unchanged).
 TOLERANCES["aarch64"]["start_late"] = 2.0
+# The sound after a 3 s freeze within 2 s of SIGCONT, not 1 s, for the same starved emulator
+# (not yet measured on arm64: the freeze is new in issue #29).
+TOLERANCES["aarch64"]["thaw_resume"] = 2.0
 T = TOLERANCES["x86_64"]
 
 
@@ -265,7 +269,7 @@ def check_reboot(a):
 
 
 def check_crash(a):
-    if not a.count(3):
+    if not a.count(4):
         return
     a.tone()
     kill = a.at("kill-cmd")
@@ -275,8 +279,16 @@ def check_crash(a):
     a.figures.append("rings again %.1f s after kill -9" % back)
     if back > 20:
         a.failures.append("rang again only %.1f s after kill -9" % back)
+    # Frozen 3 s: silent once the buffer ran dry, heard again at once after the underrun's recovery.
+    freeze, thaw = a.at("freeze"), a.at("thaw")
+    if a.end(1) > freeze + T["kill_silent"]:
+        a.failures.append("sound went on %.2f s after the freeze" % (a.end(1) - freeze))
+    back = a.start(2) - thaw
+    a.figures.append("rings again %.2f s after a 3 s freeze" % back)
+    if back > T["thaw_resume"]:
+        a.failures.append("rang again only %.2f s after a 3 s freeze ended (limit %.1f s)" % (back, T["thaw_resume"]))
     stop = a.at("stop-signal")
-    back = a.start(2) - stop
+    back = a.start(3) - stop
     a.figures.append("%.1f s after SIGSTOP" % back)
     if not 20 <= back <= 130:  # the last watchdog ping was 0-30 s before SIGSTOP
         a.failures.append("rang again %.1f s after SIGSTOP (watchdog 60 s)" % back)

@@ -128,12 +128,13 @@ struct StopSilenceTests {
 }
 
 extension StopSilenceTests {
-    /// What is promised: the sound resumes, and when the device reports the underrun (EPIPE) the
-    /// player says so and recovers. Whether a PulseAudio client sees EPIPE after a freeze depends on
-    /// timing (the plain `pulse` PCM reported it in two runs of three, and with `handle_underrun`
-    /// one in three): the recovery itself is proven on a device that always reports it, snd-aloop
-    /// in the system test's guests (scenario crash).
-    @Test("an underrun (player frozen for 1.5 s): the sound resumes, a reported EPIPE is recovered")
+    /// The player frozen with a full buffer. What is promised: the sound resumes, and when the
+    /// device reports the underrun (EPIPE, to the write or the wait that comes first after the
+    /// player resumes) it is logged and recovered. PulseAudio's `pulse` PCM reports it by timing
+    /// only (in 4 of 5 runs; before the wait's EPIPE was logged, the log showed it in 2 of 3): that
+    /// it is always reported, logged and recovered is checked on snd-aloop, a device that always
+    /// reports it, in the system test's guests (scenario crash).
+    @Test("an underrun (player frozen for 1.5 s): the sound resumes; a reported EPIPE is logged and recovered")
     func underrun() throws {
         let sink = try PulseNullSink(sinkName: "alarmxrun")
         defer { sink.shutdown() }
@@ -159,10 +160,13 @@ extension StopSilenceTests {
         #expect(silent, "the frozen player should leave the sink silent")
         #expect(resumed != nil, "sound resumed after the underrun")
         let failures = stderr.split(separator: "\n").filter { $0.contains("failed") }
-        print("underrun: the device \(failures.isEmpty ? "reported no underrun" : "reported: \(failures)")")
+        print("underrun: \(failures.isEmpty ? "the device reported none" : "\(failures)")")
+        #expect(failures.count <= 1, "\(stderr)")
         #expect(
-            failures.allSatisfy { $0 == "alarm: ALSA device 'pulse': snd_pcm_writei failed: Broken pipe; recovering" },
-            "\(stderr)")
+            failures.allSatisfy {
+                $0 == "alarm: ALSA device 'pulse': snd_pcm_writei failed: Broken pipe; recovering"
+                    || $0 == "alarm: ALSA device 'pulse': snd_pcm_wait failed: Broken pipe; recovering"
+            }, "\(stderr)")
         #expect(p.terminationStatus == 0)
     }
 }

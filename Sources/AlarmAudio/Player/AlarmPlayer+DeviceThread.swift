@@ -171,8 +171,13 @@ extension AlarmPlayer {
                 }
             } else if r == -Int(EAGAIN) || r == 0 {
                 let w = inCall(run, "snd_pcm_wait") { pcm.wait(milliseconds: 20) }
-                if w < 0, inCall(run, "snd_pcm_recover", { pcm.recover(w) }) < 0 {
-                    return .failed(AlsaError(device: pcm.name, operation: "snd_pcm_wait", code: w))
+                if w < 0 {
+                    // An underrun found while waiting (the player was held up with a full buffer)
+                    // is logged as one found by a write is.
+                    log("alarm: \(AlsaError(device: pcm.name, operation: "snd_pcm_wait", code: w)); recovering")
+                    if inCall(run, "snd_pcm_recover", { pcm.recover(w) }) < 0 {
+                        return .failed(AlsaError(device: pcm.name, operation: "snd_pcm_wait", code: w))
+                    }
                 }
             } else {
                 let code = Int32(r)
