@@ -149,7 +149,10 @@ private struct Reader {
     var zones: [String: String] = [:]
     /// Expressions as written → parsed (a store repeats its expressions: `Mon..Fri 06:30` in many
     /// alarms); equal texts share one parsed value, so the parse and its memory are paid once.
-    var expressions: [String: CalendarExpression] = [:]
+    /// The dictionary holds each one's place in `parsed`: growing it moves small values, not
+    /// expressions of some 300 bytes each (issue #29).
+    var expressions: [String: Int] = [:]
+    var parsed: [CalendarExpression] = []
     /// The last `created` text and its instant: alarms made together (an import) share it.
     var lastCreated: (text: String, date: Date)?
     /// The values of the alarm object being read, by `Key`; one buffer for the whole list.
@@ -347,11 +350,12 @@ private struct Reader {
         } else {
             let text = try required(.expression)
             var expr: CalendarExpression
-            if let parsed = expressions[text] {
-                expr = parsed
+            if let known = expressions[text] {
+                expr = parsed[known]
             } else {
                 do { expr = try CalendarExpression(text) } catch { throw fail(.expression, "\(error)") }
-                expressions[text] = expr
+                expressions[text] = parsed.count
+                parsed.append(expr)
             }
             if let zone = try optionalString(.zone) {
                 if let known = zones[zone] {
