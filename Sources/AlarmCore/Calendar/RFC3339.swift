@@ -55,6 +55,19 @@ public enum RFC3339 {
     /// `%0Nd` without `String(format:)` (Foundation's, and slow): zeros up to `width`, then
     /// the digits; a negative value as `String(v)` with the zeros before it, as CivilTime pads.
     static func pad<Sink: ByteSink & ~Copyable>(_ v: Int, _ width: Int, _ out: inout Sink) {
+        // The usual fields (months to seconds, offsets; years), by constant divisors.
+        if width == 2 && v >= 0 && v < 100 {
+            out.append(UInt8(ascii: "0") + UInt8(v / 10))
+            out.append(UInt8(ascii: "0") + UInt8(v % 10))
+            return
+        }
+        if width == 4 && v >= 1000 && v < 10000 {
+            out.append(UInt8(ascii: "0") + UInt8(v / 1000))
+            out.append(UInt8(ascii: "0") + UInt8(v / 100 % 10))
+            out.append(UInt8(ascii: "0") + UInt8(v / 10 % 10))
+            out.append(UInt8(ascii: "0") + UInt8(v % 10))
+            return
+        }
         guard v >= 0 else {
             let s = String(v)
             for _ in 0..<max(0, width - s.utf8.count) { out.append(UInt8(ascii: "0")) }
