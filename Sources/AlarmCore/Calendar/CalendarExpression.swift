@@ -51,6 +51,10 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses `text`; throws `ExpressionError` saying what is wrong and where.
     public init(_ text: String) throws {
+        if let plain = ExpressionParser.normalForm(text) {
+            self = plain
+            return
+        }
         self = try ExpressionParser(text).parse()
     }
 
