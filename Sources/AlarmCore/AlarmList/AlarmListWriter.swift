@@ -45,10 +45,11 @@ public enum AlarmListWriter {
         }
         // Room for one chunk and the alarm that overflows it (more only for very long labels).
         var out = JSONBytes(capacity: chunk + 4096)
+        var created = LastCreated()
         out.append("[\n")
         for (n, a) in alarms.enumerated() {
             if n > 0 { out.append(",\n") }
-            object(a, next: next.map { $0(a) }, hasNext: next != nil, into: &out)
+            object(a, next: next.map { $0(a) }, hasNext: next != nil, created: &created, into: &out)
             if out.count >= chunk {
                 emit(out.bytes)
                 out.removeAll()
@@ -58,7 +59,15 @@ public enum AlarmListWriter {
         emit(out.bytes)
     }
 
-    private static func object(_ a: Alarm, next: Next??, hasNext: Bool, into out: inout JSONBytes) {
+    /// The last `created` written, and its text: alarms made together (an import) share it.
+    private struct LastCreated {
+        var date: Date? = nil
+        var text: [UInt8] = []
+    }
+
+    private static func object(
+        _ a: Alarm, next: Next??, hasNext: Bool, created last: inout LastCreated, into out: inout JSONBytes
+    ) {
         out.append("  {\n")
         // Sorted: at, created, every, expression, fade_in, from, id, label, max_snoozes, mode, next,
         // once, paused, paused_until, ring, skip_holidays, skip_next, snooze, sound, until, volume,
@@ -70,8 +79,15 @@ public enum AlarmListWriter {
         case .calendar: break
         }
         if let created = a.created {
+            if created != last.date {
+                last.text.removeAll(keepingCapacity: true)
+                RFC3339.write(created, in: .utc, milliseconds: true, into: &last.text)
+                last.date = created
+            }
             out.key("created")
-            out.quotedDate(created, in: .utc, milliseconds: true)
+            out.append(UInt8(ascii: "\""))
+            last.text.withUnsafeBytes { out.append($0) }
+            out.append("\",\n")
         }
         if let every = a.every { out.member("every", every.description) }
         if case .calendar(let e) = a.trigger {
