@@ -181,15 +181,10 @@ private struct Reader {
     var problem: AlarmListProblem?
     /// Zone names as written → canonical spelling (each lookup may read the tz database).
     var zones: [String: String] = [:]
-    /// Expressions as written → parsed (a store repeats its expressions: `Mon..Fri 06:30` in many
-    /// alarms); equal texts share one parsed value, so the parse and its memory are paid once.
-    /// The dictionary holds each one's place in `parsed`: growing it moves small values, not
-    /// expressions of some 300 bytes each (issue #29).
-    var expressions: [String: Int] = [:]
-    var parsed: [CalendarExpression] = []
-    /// The calendar triggers read so far, by the bytes of their expression and zone. Alarms
-    /// with the same ones share a trigger: `.calendar` is an indirect case, so each new one
-    /// would be an allocation of the expression's size (issue #29).
+    /// The calendar triggers read so far, by the bytes of their expression and zone (a store
+    /// repeats them: `Mon..Fri *-*-* 06:30:00` in many alarms). Alarms with the same ones share
+    /// a trigger, so the parse and the memory are paid once: `.calendar` is an indirect case,
+    /// each new one an allocation of the expression's size (issue #29).
     var triggers: [TriggerBytes: AlarmTrigger] = [:]
     /// Where the last `created` text is in the document, and its instant: alarms made together
     /// (an import) share it, and equal bytes are the same text, so no String is made for it.
@@ -219,6 +214,9 @@ private struct Reader {
             try s.enter()
             if !s.closesEmpty(UInt8(ascii: "]")) {
                 alarms.reserveCapacity(s.end / 300)
+                // A few thousand distinct triggers in a store of 10,000: room for one per four
+                // alarms, so that the table is not copied as it grows.
+                triggers.reserveCapacity(s.end / 1200)
                 repeat {
                     s.skipWhitespace()
                     let start = s.i
@@ -402,13 +400,7 @@ private struct Reader {
             } else {
                 let text = try required(.expression)
                 var expr: CalendarExpression
-                if let known = expressions[text] {
-                    expr = parsed[known]
-                } else {
-                    do { expr = try CalendarExpression(text) } catch { throw fail(.expression, "\(error)") }
-                    expressions[text] = parsed.count
-                    parsed.append(expr)
-                }
+                do { expr = try CalendarExpression(text) } catch { throw fail(.expression, "\(error)") }
                 if let zone = try optionalString(.zone) {
                     if let known = zones[zone] {
                         expr.zone = known
