@@ -27,8 +27,9 @@ public enum AlarmListWriter {
     }
 
     /// `encode`'s bytes handed to `emit` in pieces of about `chunk` bytes, in order, so that a
-    /// long list is never held whole (the caller writes each piece on). An alarm with a number
-    /// JSON cannot hold is found before anything is handed on.
+    /// long list is never held whole (the caller writes each piece on; a piece is valid only
+    /// during its call). An alarm with a number JSON cannot hold is found before anything is
+    /// handed on.
     public static func write(
         _ alarms: [Alarm], next: ((Alarm) -> Next?)? = nil, chunk: Int = 1 << 16,
         to emit: (UnsafeRawBufferPointer) -> Void
