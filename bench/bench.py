@@ -39,6 +39,21 @@ def log(msg):
     print("bench: " + msg, flush=True)
 
 
+# Issue #29's yardstick for `alarm list --json`: Python's json module (its C encoder and decoder)
+# reading and writing the same alarms.json. Run as a process, spawn to exit, like the alarm
+# commands, with the interpreter that runs this bench (sys.executable: no shim such as pyenv's in
+# front of it, whose own start-up would be counted as Python's).
+PYTHON_ROUND_TRIP = "import json, sys; json.dumps(json.loads(open(sys.argv[1], encoding='utf-8').read()))"
+
+
+def python_round_trip(path, stdout_path):
+    """Seconds from spawn to exit of PYTHON_ROUND_TRIP over the file at `path`."""
+    with open(stdout_path, "w") as out:
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", PYTHON_ROUND_TRIP, path], stdout=out, check=True)
+        return time.perf_counter() - t0
+
+
 def rfc3339(t):
     return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S+00:00")
 
@@ -77,7 +92,8 @@ def machine():
     with open("/proc/meminfo") as f:
         mem = f.readline().split()[1]
     return {"nproc": os.cpu_count(), "cpu": cpu, "kernel": platform.release(), "os": osname,
-            "swift": swift[0] if swift else "?", "memory_gib": int(mem) / 1024 / 1024}
+            "swift": swift[0] if swift else "?", "memory_gib": int(mem) / 1024 / 1024,
+            "python": "%s (%s)" % (platform.python_version(), sys.executable)}
 
 
 def loadavg():
@@ -386,9 +402,10 @@ class Bench:
 
     def scale_point(self, n, reps, now):
         """A fresh alarmd whose store holds `n` alarms of big_store (imported with `alarm import`):
-        `reps` start-ups to READY, then `reps` rounds of list, list --json, export, add, remove,
-        with alarmd running, each CLI timed from spawn to exit; alarmd's CPU (/proc utime+stime)
-        from just before each add / remove until its status shows the change and it is idle again
+        `reps` start-ups to READY, then `reps` rounds of list, list --json, export, Python's json
+        round trip of the same alarms.json (issue #29's yardstick), add, remove, with alarmd
+        running, each timed from spawn to exit; alarmd's CPU (/proc utime+stime) from just before
+        each add / remove until its status shows the change and it is idle again
         (procstats.run_seconds: schedstat, ns)."""
         t_point = time.monotonic()
         # Issue #12: a holidays file (iCalendar, as calendar apps export them) for the store's
@@ -424,7 +441,7 @@ class Bench:
         res["idle_memory"] = procstats.memory(d.pid)
         out = os.path.join(self.tmp, "stdout")
         t = {k: [] for k in ("list", "list_json", "export", "add", "remove", "add_to_daemon_next",
-                             "reload_cpu_add", "reload_cpu_remove")}
+                             "reload_cpu_add", "reload_cpu_remove", "python_json")}
         unsettled = 0
 
         def change(key, args, seen):
@@ -446,6 +463,8 @@ class Bench:
             for key, args in (("list", ["list"]), ("list_json", ["list", "--json"]), ("export", ["export"])):
                 secs, _ = d.cli(*args, stdout_path=out + "." + key)
                 t[key].append(secs)
+            if n:  # the same alarms.json `list --json` just read (the probe comes and goes below)
+                t["python_json"].append(python_round_trip(store, out + ".python"))
             seen = change("add", ["add", "--in", "30m", "--id", probe],
                           lambda s, p=probe: (s.get("next") or {}).get("id") == p)
             if seen:
@@ -458,14 +477,18 @@ class Bench:
             self.note("%d alarms: %d add/remove(s) not seen in status.json or alarmd not idle again in time; "
                       "their CPU is counted up to the timeout" % (n, unsettled))
         res.update({k: procstats.summary(v) for k, v in t.items()})
+        if res["python_json"]:
+            res["list_json_vs_python"] = res["list_json"]["median"] / res["python_json"]["median"]
         d.close()
         res["seconds"] = time.monotonic() - t_point
         log("scale %d alarms (%d reps, %.0f s): READY %.0f ms, list %.0f ms, list --json %.0f ms, export %.0f ms, "
-            "add %.0f ms, remove %.0f ms, reload CPU %.0f / %.0f ms" % (
+            "add %.0f ms, remove %.0f ms, reload CPU %.0f / %.0f ms%s" % (
                 n, reps, res["seconds"], res["ready"]["median"] * 1e3, res["list"]["median"] * 1e3,
                 res["list_json"]["median"] * 1e3, res["export"]["median"] * 1e3, res["add"]["median"] * 1e3,
                 res["remove"]["median"] * 1e3, res["reload_cpu_add"]["median"] * 1e3,
-                res["reload_cpu_remove"]["median"] * 1e3))
+                res["reload_cpu_remove"]["median"] * 1e3,
+                "; Python's json round trip %.0f ms, list --json / Python %.2fx" % (
+                    res["python_json"]["median"] * 1e3, res["list_json_vs_python"]) if res["python_json"] else ""))
         return res
 
     def finish_competitors(self):

@@ -48,6 +48,8 @@ def markdown(r, argv):
     w("| kernel | %s |" % m["kernel"])
     w("| OS | %s |" % m["os"])
     w("| Swift | %s |" % m["swift"])
+    if m.get("python"):
+        w("| Python (the bench, and `alarm list --json`'s yardstick under Scale) | %s |" % m["python"])
     w("| load average (1, 5, 15 min) | %s at the start, %s at the end |" % (r["load_start"], r["load_end"]))
     w("")
     w("The machine is shared (2 cores, other builds and test suites running): timings are noisy, so "
@@ -227,6 +229,12 @@ def notes_and_method(r, w, cmd):
       "each timed from spawn to exit. alarmd CPU per reload: time on a CPU summed over /proc/PID/task/*/schedstat (ns) from just before "
       "the `add` (or `remove`) is spawned until status.json shows the change (next = probeN, or no longer) and alarmd "
       "has used no CPU for 200 ms and is not running; nothing subtracted.")
+    w("- Python's json round trip (issue #29's yardstick for `alarm list --json`): in each round, right after "
+      "`alarm list --json` and `alarm export`, `PYTHON -c \"import json, sys; json.dumps(json.loads(open(sys.argv[1], "
+      "encoding='utf-8').read()))\" T/state/alarms.json`, timed from spawn to exit like the alarm commands; PYTHON is "
+      "the interpreter running the bench (`sys.executable`, in the machine table), not a `python3` found on PATH, "
+      "which may be a shim (pyenv's is a shell script) whose start-up would count as Python's. The ratio is "
+      "`alarm list --json`'s median over Python's, both from the same rounds.")
     w("- cron: Debian's `cron` (`apt-get install cron` by the script if missing), started as `TZ=UTC /usr/sbin/cron -f` "
       "(or the one already running), with a job file /etc/cron.d/alarm-bench-PID (removed at the end) whose lines are "
       "`M H D MON * root date +%s.%N >> FILE`.")
@@ -254,6 +262,9 @@ SCALE_OPS = [
     ("reload_cpu_remove", "alarmd CPU per reload (remove)", 0.030),
 ]
 TARGET_SIZE = 10_000
+# Issue #29: `alarm list --json` at TARGET_SIZE alarms, at most this share of Python's json round
+# trip of the same alarms.json (medians of one run).
+LIST_JSON_VS_PYTHON = 0.45
 
 
 def scale_point(r, n):
@@ -295,7 +306,9 @@ def scale(r, w):
       "`alarm list`, `alarm list --json`, `alarm export`, `alarm add --in 30m --id probeK` and `alarm remove probeK` "
       "timed from spawn to exit, and alarmd's CPU per reload from just before the `add` (or `remove`) "
       "until status.json shows the change and alarmd is idle again (time on a CPU summed over "
-      "/proc/PID/task/*/schedstat; nothing subtracted, so the inotify wake-ups and the status write are in it). Samples per size: %s." % (
+      "/proc/PID/task/*/schedstat; nothing subtracted, so the inotify wake-ups and the status write are in it). "
+      "In the same rounds, as the yardstick of `alarm list --json` (issue #29), Python's json module reads and writes "
+      "the same alarms.json, also timed from spawn to exit. Samples per size: %s." % (
           ", ".join("{:,}".format(p["alarms"]) for p in sized),
           ", ".join("{:,}: {}".format(p["alarms"], p["reps"]) for p in points)))
     w("")
@@ -317,8 +330,19 @@ def scale(r, w):
             met += ok
             w("| %s | ≤ %s | %s (n=%d) | %s |" % (label, fms(target), fms(s["median"]), s["n"],
                                                  "met" if ok else "**NOT met** (%.1f× the target)" % (s["median"] / target)))
+        targets = len(SCALE_OPS)
+        lj, py = t.get("list_json"), t.get("python_json")
+        if lj and py:
+            targets += 1
+            q = lj["median"] / py["median"]
+            ok = q <= LIST_JSON_VS_PYTHON
+            met += ok
+            w("| `alarm list --json` ÷ Python's `json.loads` + `json.dumps` of the same alarms.json (issue #29) "
+              "| ≤ %.2f× | %.2f× (%s ÷ %s, n=%d and %d) | %s |" % (
+                  LIST_JSON_VS_PYTHON, q, fms(lj["median"]), fms(py["median"]), lj["n"], py["n"],
+                  "met" if ok else "**NOT met**"))
         w("")
-        w("%d of %d targets met at %s alarms." % (met, len(SCALE_OPS), "{:,}".format(TARGET_SIZE)))
+        w("%d of %d targets met at %s alarms." % (met, targets, "{:,}".format(TARGET_SIZE)))
     w("")
     w("### Cost per alarm")
     w("")
@@ -357,6 +381,9 @@ def scale(r, w):
             facts.append("alarmd idle memory %s resident / %s private" % (mib(im["rss"]), mib(im["private"])))
         if p.get("list_lines") is not None:
             facts.append("`list` prints {:,} line(s), `export` {:,} bytes".format(p["list_lines"], p.get("export_bytes", 0)))
+        if p.get("python_json"):
+            facts.append("Python's json round trip of alarms.json: median %s, `list --json` ÷ it %.2f×" % (
+                fms(p["python_json"]["median"]), p["list_json"]["median"] / p["python_json"]["median"]))
         w("; ".join(facts) + ".")
         w("")
         w("| | %s |" % " | ".join(label for _, label, _ in SCALE_OPS))

@@ -17,7 +17,7 @@ struct List: ParsableCommand {
         let ctx = try AlarmContext(options)
         let alarms = try ctx.loadAlarms()
         if json {
-            print(try ctx.json(alarms))
+            try ctx.printJSON(alarms)
             return
         }
         if alarms.isEmpty {
@@ -79,7 +79,7 @@ struct Export: ParsableCommand {
 
     func run() throws {
         let ctx = try AlarmContext(options)
-        print(try ctx.json(try ctx.loadAlarms()))
+        try ctx.printJSON(try ctx.loadAlarms())
     }
 }
 

@@ -120,12 +120,17 @@ import Testing
                 if alarm.whenIgnored == nil { try c.encodeNil(forKey: .whenIgnored) }
             }
         }
-        func next(_ a: Alarm) -> String? { a.once ? nil : "2027-01-0\(a.id.count)T07:00:00+01:00 \"\\/" }
+        let zones = try ["UTC", "Europe/Berlin", "America/St_Johns", "Asia/Kolkata"].map { try Zones.zone(named: $0) }
+        func next(_ a: Alarm) -> AlarmListWriter.Next? {
+            guard !a.once else { return nil }
+            return (Date(timeIntervalSince1970: 1_800_000_000 + 3671 * Double(a.id.count)), zones[a.id.count % 4])
+        }
         for seed in 1000..<1100 as Range<UInt64> {
             let alarms = Self.randomList(seed: seed, count: Int(seed % 5))
             let fast = try AlarmListWriter.encode(alarms, next: next)
             let foundation = Array(
-                try Self.foundationEncoder().encode(alarms.map { Listed(alarm: $0, next: next($0)) }))
+                try Self.foundationEncoder().encode(
+                    alarms.map { a in Listed(alarm: a, next: next(a).map { RFC3339.format($0.date, in: $0.zone) }) }))
             #expect(fast == foundation, "seed \(seed)")
         }
     }
@@ -134,6 +139,29 @@ import Testing
         let a = Alarm(id: "inf", trigger: .instant(Date(timeIntervalSince1970: 0)), snooze: .infinity)
         #expect(throws: AlarmListWriter.NonFiniteNumber.self) { try AlarmListWriter.encode([a]) }
         #expect(throws: EncodingError.self) { try Self.foundationEncoder().encode([a]) }
+    }
+
+    /// Issue #29: `alarm list --json` writes the list in pieces as it is made; the pieces are
+    /// the whole list's bytes, and an alarm JSON cannot hold stops it before any piece goes out.
+    @Test func thePiecesOfAWrittenListAreTheWholeList() throws {
+        for seed in 3000..<3040 as Range<UInt64> {
+            let alarms = Self.randomList(seed: seed, count: Int(seed % 40))
+            for chunk in [1, 100, 1 << 16] {
+                var pieces: [[UInt8]] = []
+                try AlarmListWriter.write(alarms, chunk: chunk) { pieces.append(Array($0)) }
+                #expect(Array(pieces.joined()) == (try AlarmListWriter.encode(alarms)), "seed \(seed), chunk \(chunk)")
+                #expect(pieces.count <= alarms.count + 1)
+            }
+        }
+        let bad =
+            Self.randomList(seed: 3, count: 5) + [
+                Alarm(id: "nan", trigger: .instant(Date(timeIntervalSince1970: 0)), fadeIn: .nan)
+            ]
+        var handedOn = 0
+        #expect(throws: AlarmListWriter.NonFiniteNumber.self) {
+            try AlarmListWriter.write(bad, chunk: 1) { _ in handedOn += 1 }
+        }
+        #expect(handedOn == 0)
     }
 
     // MARK: reader

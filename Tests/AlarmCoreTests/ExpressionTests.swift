@@ -87,6 +87,48 @@ struct ExpressionTests {
         #expect(twice.description == once.description)
     }
 
+    /// Issue #29: a store's expressions, normal forms, are read without the general parser. What
+    /// that reading takes, it reads as the general parser does; what it leaves (nil), the general
+    /// parser reads or refuses. Normal forms of generated expressions, and each one changed.
+    @Test("a normal form read directly is what the general parser reads")
+    func normalFormReadDirectly() throws {
+        var generator = CalendarGenerator(seed: 29)
+        var rng = SeededRandom(seed: 29)
+        let alphabet = Array("*-~:., 0123456789MTWFSmonuedhriatAB".utf8)
+        var (taken, left) = (0, 0)
+        for _ in 0..<4000 {
+            guard let e = try? ExpressionParser(generator.expression(zones: ["UTC"])).parse() else { continue }
+            let text = Array(e.print(withZone: false).utf8)
+            var variants = [text, Array(text.dropLast()), text + [UInt8(ascii: " ")]]
+            for _ in 0..<4 {
+                var changed = text
+                changed[Int.random(in: 0..<changed.count, using: &rng)] = alphabet.randomElement(using: &rng)!
+                variants.append(changed)
+            }
+            for v in variants.map({ String(decoding: $0, as: UTF8.self) }) {
+                guard let direct = ExpressionParser.normalForm(v) else {
+                    left += 1
+                    continue
+                }
+                taken += 1
+                #expect(direct == (try? ExpressionParser(v).parse()), "\(v)")
+            }
+        }
+        // And every set of weekdays with dates and times a store holds, some never matching.
+        for bits in 1..<128 as Range<UInt64> {
+            let days = CalendarExpression.printWeekdays(ValueSet((0..<7).filter { bits & (1 << $0) != 0 }))
+            for date in ["*-*-*", "*-12-25", "*-02-29", "*-*~01", "*-*~28", "*-*~29", "2027-*-13", "*-02-30"] {
+                for time in ["06:30:00", "*:00:00", "23:59:59", "24:00:00", "07:*:*"] {
+                    let v = "\(days) \(date) \(time)"
+                    let direct = ExpressionParser.normalForm(v)
+                    if direct != nil { taken += 1 }
+                    #expect(direct == nil || direct == (try? ExpressionParser(v).parse()), "\(v)")
+                }
+            }
+        }
+        #expect(taken > 4000 && left > 15000, "taken \(taken), left \(left)")
+    }
+
     /// Input, and a part of the message that says what is wrong.
     static let refusals: [(String, String)] = [
         ("", "empty"),

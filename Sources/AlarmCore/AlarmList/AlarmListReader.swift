@@ -83,6 +83,40 @@ private enum Raw {
     }
 }
 
+/// The bytes a calendar trigger was read from: its expression's and its zone's (both strings
+/// without escapes), in the document being read, which outlives the key.
+private struct TriggerBytes: Hashable {
+    let base: UnsafePointer<UInt8>
+    let expression: Range<Int>
+    let zone: Range<Int>?
+    /// FNV-1a of the bytes, so that hashing for the dictionary is one word.
+    let bytesHash: UInt64
+
+    init(_ base: UnsafePointer<UInt8>, expression: Range<Int>, zone: Range<Int>?) {
+        self.base = base
+        self.expression = expression
+        self.zone = zone
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for k in expression { h = (h ^ UInt64(base[k])) &* 0x100_0000_01b3 }
+        // A byte no string of the document holds unescaped: "ab" + "c" differs from "a" + "bc".
+        h = (h ^ UInt64(UInt8(ascii: "\""))) &* 0x100_0000_01b3
+        for k in zone ?? 0..<0 { h = (h ^ UInt64(base[k])) &* 0x100_0000_01b3 }
+        bytesHash = zone == nil ? ~h : h
+    }
+
+    static func == (a: TriggerBytes, b: TriggerBytes) -> Bool {
+        guard a.bytesHash == b.bytesHash, (a.zone == nil) == (b.zone == nil) else { return false }
+        func same(_ x: Range<Int>, _ y: Range<Int>) -> Bool {
+            guard x.count == y.count else { return false }
+            for k in 0..<x.count where a.base[x.lowerBound + k] != b.base[y.lowerBound + k] { return false }
+            return true
+        }
+        return same(a.expression, b.expression) && same(a.zone ?? 0..<0, b.zone ?? 0..<0)
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(bytesHash) }
+}
+
 /// The keys of `Alarm`'s Codable form, in the order `init(from:)` reads them.
 private enum Key: Int, CaseIterable {
     case id, at, expression, zone, label, sound, once, snooze, ring, volume, fadeIn, skipNext, created
@@ -147,11 +181,14 @@ private struct Reader {
     var problem: AlarmListProblem?
     /// Zone names as written → canonical spelling (each lookup may read the tz database).
     var zones: [String: String] = [:]
-    /// Expressions as written → parsed (a store repeats its expressions: `Mon..Fri 06:30` in many
-    /// alarms); equal texts share one parsed value, so the parse and its memory are paid once.
-    var expressions: [String: CalendarExpression] = [:]
-    /// The last `created` text and its instant: alarms made together (an import) share it.
-    var lastCreated: (text: String, date: Date)?
+    /// The calendar triggers read so far, by the bytes of their expression and zone (a store
+    /// repeats them: `Mon..Fri *-*-* 06:30:00` in many alarms). Alarms with the same ones share
+    /// a trigger, so the parse and the memory are paid once: `.calendar` is an indirect case,
+    /// each new one an allocation of the expression's size (issue #29).
+    var triggers: [TriggerBytes: AlarmTrigger] = [:]
+    /// Where the last `created` text is in the document, and its instant: alarms made together
+    /// (an import) share it, and equal bytes are the same text, so no String is made for it.
+    var lastCreated: (range: Range<Int>, date: Date)?
     /// The values of the alarm object being read, by `Key`; one buffer for the whole list.
     var slots = [Raw?](repeating: nil, count: Key.allCases.count)
 
@@ -177,6 +214,9 @@ private struct Reader {
             try s.enter()
             if !s.closesEmpty(UInt8(ascii: "]")) {
                 alarms.reserveCapacity(s.end / 300)
+                // A few thousand distinct triggers in a store of 10,000: room for one per four
+                // alarms, so that the table is not copied as it grows.
+                triggers.reserveCapacity(s.end / 1200)
                 repeat {
                     s.skipWhitespace()
                     let start = s.i
@@ -345,23 +385,33 @@ private struct Reader {
             guard let date = RFC3339.parse(at) else { throw fail(.at, "'\(at)' is not an RFC 3339 timestamp") }
             trigger = .instant(date)
         } else {
-            let text = try required(.expression)
-            var expr: CalendarExpression
-            if let parsed = expressions[text] {
-                expr = parsed
-            } else {
-                do { expr = try CalendarExpression(text) } catch { throw fail(.expression, "\(error)") }
-                expressions[text] = expr
-            }
-            if let zone = try optionalString(.zone) {
-                if let known = zones[zone] {
-                    expr.zone = known
-                } else {
-                    do { expr.zone = try Zones.canonicalName(zone) } catch { throw fail(.zone, "\(error)") }
-                    zones[zone] = expr.zone
+            // The same expression and zone, byte for byte, as an alarm before: its trigger, with
+            // no String made, looked up or parsed (a store of 10,000 alarms has a few thousand).
+            var seen: TriggerBytes? = nil
+            if case .string(let e, simple: true)? = slots[Key.expression.rawValue] {
+                switch optional(.zone) {
+                case nil: seen = TriggerBytes(s.base, expression: e, zone: nil)
+                case .string(let z, simple: true)?: seen = TriggerBytes(s.base, expression: e, zone: z)
+                default: break
                 }
             }
-            trigger = .calendar(expr)
+            if let seen, let known = triggers[seen] {
+                trigger = known
+            } else {
+                let text = try required(.expression)
+                var expr: CalendarExpression
+                do { expr = try CalendarExpression(text) } catch { throw fail(.expression, "\(error)") }
+                if let zone = try optionalString(.zone) {
+                    if let known = zones[zone] {
+                        expr.zone = known
+                    } else {
+                        do { expr.zone = try Zones.canonicalName(zone) } catch { throw fail(.zone, "\(error)") }
+                        zones[zone] = expr.zone
+                    }
+                }
+                trigger = .calendar(expr)
+                if let seen { triggers[seen] = trigger }
+            }
         }
         let label = try optionalString(.label)
         let sound = try optionalString(.sound)
@@ -372,16 +422,16 @@ private struct Reader {
         let fadeIn = try double(.fadeIn)
         let skipNext = try bool(.skipNext) ?? false
         var created: Date? = nil
-        if let text = try optionalString(.created) {
-            if let last = lastCreated, last.text == text {
-                created = last.date
-            } else {
-                guard let date = RFC3339.parse(text) else {
-                    throw fail(.created, "'\(text)' is not an RFC 3339 timestamp")
-                }
-                created = date
-                lastCreated = (text, date)
+        if case .string(let range, simple: true)? = optional(.created), let last = lastCreated,
+            s.same(last.range, range)
+        {
+            created = last.date
+        } else if let text = try optionalString(.created) {
+            guard let date = RFC3339.parse(text) else {
+                throw fail(.created, "'\(text)' is not an RFC 3339 timestamp")
             }
+            created = date
+            if case .string(let range, simple: true)? = optional(.created) { lastCreated = (range, date) }
         }
         func text<T>(_ k: Key, _ parse: (String) throws(AlarmError) -> T) throws(AlarmListProblem) -> T? {
             guard let t = try optionalString(k) else { return nil }

@@ -14,132 +14,199 @@ public enum AlarmListWriter {
         public var description: String { "alarm '\(id)' has a number that is not finite; JSON cannot hold it" }
     }
 
+    /// An alarm's next ring for `alarm list --json`'s `"next"`: the instant, written in RFC 3339
+    /// with the offset `zone` has then.
+    public typealias Next = (date: Date, zone: Zone)
+
     /// The list; `next`, when given, adds each alarm's `"next"` value (`alarm list --json`).
-    public static func encode(_ alarms: [Alarm], next: ((Alarm) -> String?)? = nil) throws(NonFiniteNumber) -> [UInt8] {
-        if alarms.isEmpty { return Array("[\n\n]".utf8) }
+    public static func encode(_ alarms: [Alarm], next: ((Alarm) -> Next?)? = nil) throws(NonFiniteNumber) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(alarms.count * (next == nil ? 360 : 400))
-        out.append(contentsOf: "[\n".utf8)
-        for (n, a) in alarms.enumerated() {
-            if n > 0 { out.append(contentsOf: ",\n".utf8) }
-            try object(a, next: next.map { $0(a) }, hasNext: next != nil, into: &out)
-        }
-        out.append(contentsOf: "\n]".utf8)
+        out.reserveCapacity(alarms.count * (next == nil ? 400 : 520) + 4)
+        try write(alarms, next: next) { out.append(contentsOf: $0) }
         return out
     }
 
-    private static func object(
-        _ a: Alarm, next: String??, hasNext: Bool, into out: inout [UInt8]
+    /// `encode`'s bytes handed to `emit` in pieces of about `chunk` bytes, in order, so that a
+    /// long list is never held whole (the caller writes each piece on; a piece is valid only
+    /// during its call). An alarm with a number JSON cannot hold is found before anything is
+    /// handed on.
+    public static func write(
+        _ alarms: [Alarm], next: ((Alarm) -> Next?)? = nil, chunk: Int = 1 << 16,
+        to emit: (UnsafeRawBufferPointer) -> Void
     ) throws(NonFiniteNumber) {
-        out.append(contentsOf: "  {\n".utf8)
-        func key(_ k: StaticString) {
-            out.append(contentsOf: "    \"".utf8)
-            out.append(contentsOf: UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount))
-            out.append(contentsOf: "\" : ".utf8)
+        func finite(_ v: Double?) -> Bool { v?.isFinite ?? true }
+        for a in alarms where !(finite(a.fadeIn) && finite(a.ring) && finite(a.snooze)) {
+            throw NonFiniteNumber(id: a.id)
         }
-        func string(_ k: StaticString, _ v: String?) {
-            key(k)
-            if let v { quoted(v, into: &out) } else { out.append(contentsOf: "null".utf8) }
-            out.append(contentsOf: ",\n".utf8)
+        if alarms.isEmpty {
+            var out = JSONBytes(capacity: 4)
+            out.append("[\n\n]")
+            emit(out.bytes)
+            return
         }
-        /// RFC 3339 in UTC: ASCII digits and punctuation, nothing to escape.
-        func quotedDate(_ d: Date, milliseconds: Bool) {
-            out.append(UInt8(ascii: "\""))
-            RFC3339.write(d, in: .utc, milliseconds: milliseconds, into: &out)
-            out.append(contentsOf: "\",\n".utf8)
-        }
-        func bool(_ k: StaticString, _ v: Bool) {
-            key(k)
-            out.append(contentsOf: (v ? "true" : "false").utf8)
-            out.append(contentsOf: ",\n".utf8)
-        }
-        func number(_ k: StaticString, _ v: Double?) throws(NonFiniteNumber) {
-            key(k)
-            if let v {
-                guard v.isFinite else { throw NonFiniteNumber(id: a.id) }
-                var text = v.description
-                if text.hasSuffix(".0") { text.removeLast(2) }
-                out.append(contentsOf: text.utf8)
-            } else {
-                out.append(contentsOf: "null".utf8)
+        // Room for one chunk and the alarm that overflows it (more only for very long labels).
+        var out = JSONBytes(capacity: chunk + 4096)
+        var created = LastCreated()
+        out.append("[\n")
+        for (n, a) in alarms.enumerated() {
+            if n > 0 { out.append(",\n") }
+            object(a, next: next.map { $0(a) }, hasNext: next != nil, created: &created, into: &out)
+            if out.count >= chunk {
+                emit(out.bytes)
+                out.removeAll()
             }
-            out.append(contentsOf: ",\n".utf8)
         }
+        out.append("\n]")
+        emit(out.bytes)
+    }
+
+    /// The last `created` written, and its text: alarms made together (an import) share it.
+    private struct LastCreated {
+        var date: Date? = nil
+        var text: [UInt8] = []
+    }
+
+    private static func object(
+        _ a: Alarm, next: Next??, hasNext: Bool, created last: inout LastCreated, into out: inout JSONBytes
+    ) {
+        out.append("  {\n")
         // Sorted: at, created, every, expression, fade_in, from, id, label, max_snoozes, mode, next,
         // once, paused, paused_until, ring, skip_holidays, skip_next, snooze, sound, until, volume,
         // volume_from, when_ignored, zone.
-        var expression: String? = nil
         switch a.trigger {
         case .instant(let t):
-            key("at")
-            quotedDate(t, milliseconds: false)
-        case .calendar(let e): expression = e.print(withZone: false)
+            out.key("at")
+            out.quotedDate(t, in: .utc, milliseconds: false)
+        case .calendar: break
         }
         if let created = a.created {
-            key("created")
-            quotedDate(created, milliseconds: true)
+            if created != last.date {
+                last.text.removeAll(keepingCapacity: true)
+                RFC3339.write(created, in: .utc, milliseconds: true, into: &last.text)
+                last.date = created
+            }
+            out.key("created")
+            out.append(UInt8(ascii: "\""))
+            last.text.withUnsafeBytes { out.append($0) }
+            out.append("\",\n")
         }
-        if let every = a.every { string("every", every.description) }
-        if let expression { string("expression", expression) }
-        try number("fade_in", a.fadeIn)
-        if let from = a.from { string("from", from.description) }
-        string("id", a.id)
-        string("label", a.label)
+        if let every = a.every { out.member("every", every.description) }
+        if case .calendar(let e) = a.trigger {
+            // The normal form is ASCII letters, digits and `*-~:.,/`: nothing to escape.
+            out.key("expression")
+            out.append(UInt8(ascii: "\""))
+            e.write(withZone: false, into: &out)
+            out.append("\",\n")
+        }
+        out.member("fade_in", a.fadeIn)
+        if let from = a.from { out.member("from", from.description) }
+        out.member("id", a.id)
+        out.member("label", a.label)
         switch a.maxSnoozes {
-        case .limited(let n)?:
-            key("max_snoozes")
-            out.append(contentsOf: String(n).utf8)
-            out.append(contentsOf: ",\n".utf8)
-        case .unlimited?: string("max_snoozes", "unlimited")
-        case nil: if hasNext { string("max_snoozes", nil) }
+        case .limited(let n)?: out.member("max_snoozes", n)
+        case .unlimited?: out.member("max_snoozes", "unlimited")
+        case nil: if hasNext { out.member("max_snoozes", nil as String?) }
         }
-        string("mode", a.mode.rawValue)
-        if hasNext { string("next", next ?? nil) }
-        bool("once", a.once)
-        bool("paused", a.pause != nil)
-        if a.pause != nil { string("paused_until", a.pausedUntilBound?.description) }
-        try number("ring", a.ring)
-        if a.skipHolidays { bool("skip_holidays", true) }
-        bool("skip_next", a.skipNext)
-        try number("snooze", a.snooze)
-        string("sound", a.sound)
-        if let until = a.until { string("until", until.description) }
-        key("volume")
-        out.append(contentsOf: (a.volume.map { String($0) } ?? "null").utf8)
-        out.append(contentsOf: ",\n".utf8)
-        if a.volumeFrom != nil || hasNext {
-            key("volume_from")
-            out.append(contentsOf: (a.volumeFrom.map { String($0) } ?? "null").utf8)
-            out.append(contentsOf: ",\n".utf8)
+        out.member("mode", a.mode.rawValue)
+        if hasNext {
+            out.key("next")
+            if let next = next ?? nil {
+                out.quotedDate(next.date, in: next.zone, milliseconds: false)
+            } else {
+                out.append("null,\n")
+            }
         }
-        if a.whenIgnored != nil || hasNext { string("when_ignored", a.whenIgnored?.rawValue) }
-        key("zone")
-        if let zone = a.zone { quoted(zone, into: &out) } else { out.append(contentsOf: "null".utf8) }
-        out.append(contentsOf: "\n  }".utf8)
+        out.member("once", a.once)
+        out.member("paused", a.pause != nil)
+        if a.pause != nil { out.member("paused_until", a.pausedUntilBound?.description) }
+        out.member("ring", a.ring)
+        if a.skipHolidays { out.member("skip_holidays", true) }
+        out.member("skip_next", a.skipNext)
+        out.member("snooze", a.snooze)
+        out.member("sound", a.sound)
+        if let until = a.until { out.member("until", until.description) }
+        out.member("volume", a.volume)
+        if a.volumeFrom != nil || hasNext { out.member("volume_from", a.volumeFrom) }
+        if a.whenIgnored != nil || hasNext { out.member("when_ignored", a.whenIgnored?.rawValue) }
+        out.key("zone")
+        if let zone = a.zone { quoted(zone, into: &out) } else { out.append("null") }
+        out.append("\n  }")
     }
 
     private static let hex = Array("0123456789abcdef".utf8)
 
     /// A JSON string as `JSONEncoder` writes it without escaping slashes: `"` and `\` escaped,
     /// the control characters as `\b \t \n \f \r` or `\u00XX` (lower-case hex), the rest as is.
-    static func quoted(_ s: String, into out: inout [UInt8]) {
+    static func quoted<Sink: ByteSink & ~Copyable>(_ s: String, into out: inout Sink) {
         out.append(UInt8(ascii: "\""))
+        // Most strings (ids, sounds, zones, labels) have nothing to escape: copied whole.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            out.append(utf8: s)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for c in s.utf8 {
             switch c {
-            case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-            case 0x08: out.append(contentsOf: "\\b".utf8)
-            case 0x09: out.append(contentsOf: "\\t".utf8)
-            case 0x0A: out.append(contentsOf: "\\n".utf8)
-            case 0x0C: out.append(contentsOf: "\\f".utf8)
-            case 0x0D: out.append(contentsOf: "\\r".utf8)
+            case UInt8(ascii: "\""): out.append("\\\"")
+            case UInt8(ascii: "\\"): out.append("\\\\")
+            case 0x08: out.append("\\b")
+            case 0x09: out.append("\\t")
+            case 0x0A: out.append("\\n")
+            case 0x0C: out.append("\\f")
+            case 0x0D: out.append("\\r")
             case 0..<0x20:
-                out.append(contentsOf: "\\u00".utf8)
+                out.append("\\u00")
                 out.append(hex[Int(c >> 4)])
                 out.append(hex[Int(c & 15)])
             default: out.append(c)
             }
         }
         out.append(UInt8(ascii: "\""))
+    }
+}
+
+/// The pieces of one alarm object: `    "key" : value,\n`.
+extension JSONBytes {
+    fileprivate mutating func key(_ k: StaticString) {
+        append("    \"")
+        append(k)
+        append("\" : ")
+    }
+
+    fileprivate mutating func member(_ k: StaticString, _ v: String?) {
+        key(k)
+        if let v { AlarmListWriter.quoted(v, into: &self) } else { append("null") }
+        append(",\n")
+    }
+
+    fileprivate mutating func member(_ k: StaticString, _ v: Bool) {
+        key(k)
+        append(v ? "true,\n" : "false,\n")
+    }
+
+    fileprivate mutating func member(_ k: StaticString, _ v: Int?) {
+        key(k)
+        if let v { append(utf8: String(v)) } else { append("null") }
+        append(",\n")
+    }
+
+    /// Finite (`AlarmListWriter.write` checked), as Swift prints it without a trailing `.0`.
+    fileprivate mutating func member(_ k: StaticString, _ v: Double?) {
+        key(k)
+        if let v {
+            var text = v.description
+            if text.hasSuffix(".0") { text.removeLast(2) }
+            append(utf8: text)
+        } else {
+            append("null")
+        }
+        append(",\n")
+    }
+
+    /// RFC 3339: ASCII digits and punctuation, nothing to escape.
+    fileprivate mutating func quotedDate(_ d: Date, in zone: Zone, milliseconds: Bool) {
+        append(UInt8(ascii: "\""))
+        RFC3339.write(d, in: zone, milliseconds: milliseconds, into: &self)
+        append("\",\n")
     }
 }

@@ -198,6 +198,30 @@ public struct CalendarComponent: Hashable, Sendable {
 
     func print(width: Int) -> String { Self.print(items, width: width) }
 
+    /// `print`, appended to `out` (no String, no array of items).
+    func write<Sink: ByteSink & ~Copyable>(width: Int, into out: inout Sink) {
+        func item(_ item: Item) {
+            RFC3339.pad(item.start, width, &out)
+            if let stop = item.stop {
+                out.append("..")
+                RFC3339.pad(stop, width, &out)
+            }
+            if item.step > 0 && !(item.stop != nil && item.step == 1) {
+                out.append(UInt8(ascii: "/"))
+                out.append(utf8: String(item.step))
+            }
+        }
+        switch storage {
+        case .all: out.append(UInt8(ascii: "*"))
+        case .one(let one): item(one)
+        case .many(let items):
+            for (n, one) in items.enumerated() {
+                if n > 0 { out.append(UInt8(ascii: ",")) }
+                item(one)
+            }
+        }
+    }
+
     static func pad(_ v: Int, _ width: Int) -> String {
         let s = String(v)
         return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s

@@ -51,6 +51,10 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses `text`; throws `ExpressionError` saying what is wrong and where.
     public init(_ text: String) throws {
+        if let plain = ExpressionParser.normalForm(text) {
+            self = plain
+            return
+        }
         self = try ExpressionParser(text).parse()
     }
 
@@ -78,12 +82,32 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
 
     /// systemd's normalized form: `Mon..Fri *-*-* 06:30:00 Europe/Berlin`.
     public func print(withZone: Bool) -> String {
-        var out = ""
-        if !weekdays.isAll(Self.weekdayRange) { out = Self.printWeekdays(weekdays) + " " }
-        out += years.print(width: 4) + "-" + months.print(width: 2) + (endOfMonth ? "~" : "-") + days.print(width: 2)
-        out += " " + hours.print(width: 2) + ":" + minutes.print(width: 2) + ":" + seconds.print(width: 2)
-        if withZone, let zone { out += " " + zone }
-        return out
+        var out: [UInt8] = []
+        write(withZone: withZone, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `print`, appended to `out` as UTF-8 (the alarm list writer's way: no String per alarm).
+    public func write<Sink: ByteSink & ~Copyable>(withZone: Bool, into out: inout Sink) {
+        if !weekdays.isAll(Self.weekdayRange) {
+            Self.writeWeekdays(weekdays, into: &out)
+            out.append(UInt8(ascii: " "))
+        }
+        years.write(width: 4, into: &out)
+        out.append(UInt8(ascii: "-"))
+        months.write(width: 2, into: &out)
+        out.append(endOfMonth ? UInt8(ascii: "~") : UInt8(ascii: "-"))
+        days.write(width: 2, into: &out)
+        out.append(UInt8(ascii: " "))
+        hours.write(width: 2, into: &out)
+        out.append(UInt8(ascii: ":"))
+        minutes.write(width: 2, into: &out)
+        out.append(UInt8(ascii: ":"))
+        seconds.write(width: 2, into: &out)
+        if withZone, let zone {
+            out.append(UInt8(ascii: " "))
+            out.append(utf8: zone)
+        }
     }
 
     /// The date part of the normal form, `*-12-25`.
@@ -95,13 +119,34 @@ public struct CalendarExpression: Hashable, Sendable, CustomStringConvertible {
 
     /// Runs of three days or more as `Mon..Wed`, shorter ones listed: `Mon,Tue,Thu..Sun`.
     static func printWeekdays(_ set: ValueSet) -> String {
-        set.runs().map { run in
-            switch run.count {
-            case 1: return weekdayNames[run.lowerBound]
-            case 2: return "\(weekdayNames[run.lowerBound]),\(weekdayNames[run.upperBound])"
-            default: return "\(weekdayNames[run.lowerBound])..\(weekdayNames[run.upperBound])"
+        var out: [UInt8] = []
+        writeWeekdays(set, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static let weekdayBytes: [StaticString] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+    /// `printWeekdays`, appended to `out` (the days walked bit by bit: no array of runs).
+    static func writeWeekdays<Sink: ByteSink & ~Copyable>(_ set: ValueSet, into out: inout Sink) {
+        var day = 0
+        var first = true
+        while let start = set.next(atLeast: day), start <= 6 {
+            var end = start
+            while end < 6 && set.contains(end + 1) { end += 1 }
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out.append(weekdayBytes[start])
+            switch end - start {
+            case 0: break
+            case 1:
+                out.append(UInt8(ascii: ","))
+                out.append(weekdayBytes[end])
+            default:
+                out.append("..")
+                out.append(weekdayBytes[end])
             }
-        }.joined(separator: ",")
+            day = end + 1
+        }
     }
 }
 

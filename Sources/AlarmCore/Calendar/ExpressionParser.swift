@@ -73,6 +73,8 @@ struct ExpressionParser {
     /// column, as systemd refuses them: a tab, a line break or a NUL is never part of a calendar
     /// expression, however it got into one (a pasted line, a script's trailing newline).
     static func firstControl(_ text: String) -> (column: Int, name: String)? {
+        // Printable ASCII (what expressions are) holds none: told without Unicode's tables.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return nil }
         var column = 1
         for ch in text {
             if let scalar = ch.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {

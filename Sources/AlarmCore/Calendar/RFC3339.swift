@@ -11,7 +11,9 @@ public enum RFC3339 {
     }
 
     /// `format`, appended to `out` as UTF-8 (the alarm list writer's way: no String per date).
-    public static func write(_ date: Date, in zone: Zone, milliseconds: Bool = false, into out: inout [UInt8]) {
+    public static func write<Sink: ByteSink & ~Copyable>(
+        _ date: Date, in zone: Zone, milliseconds: Bool = false, into out: inout Sink
+    ) {
         let t = date.timeIntervalSince1970
         var whole = Int64(t.rounded(.down))
         var ms = 0
@@ -52,11 +54,24 @@ public enum RFC3339 {
 
     /// `%0Nd` without `String(format:)` (Foundation's, and slow): zeros up to `width`, then
     /// the digits; a negative value as `String(v)` with the zeros before it, as CivilTime pads.
-    private static func pad(_ v: Int, _ width: Int, _ out: inout [UInt8]) {
+    static func pad<Sink: ByteSink & ~Copyable>(_ v: Int, _ width: Int, _ out: inout Sink) {
+        // The usual fields (months to seconds, offsets; years), by constant divisors.
+        if width == 2 && v >= 0 && v < 100 {
+            out.append(UInt8(ascii: "0") + UInt8(v / 10))
+            out.append(UInt8(ascii: "0") + UInt8(v % 10))
+            return
+        }
+        if width == 4 && v >= 1000 && v < 10000 {
+            out.append(UInt8(ascii: "0") + UInt8(v / 1000))
+            out.append(UInt8(ascii: "0") + UInt8(v / 100 % 10))
+            out.append(UInt8(ascii: "0") + UInt8(v / 10 % 10))
+            out.append(UInt8(ascii: "0") + UInt8(v % 10))
+            return
+        }
         guard v >= 0 else {
             let s = String(v)
-            out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, width - s.utf8.count)))
-            out.append(contentsOf: s.utf8)
+            for _ in 0..<max(0, width - s.utf8.count) { out.append(UInt8(ascii: "0")) }
+            out.append(utf8: s)
             return
         }
         var digits = 1
@@ -65,7 +80,7 @@ public enum RFC3339 {
             digits += 1
             scale *= 10
         }
-        if width > digits { out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - digits)) }
+        for _ in digits..<max(digits, width) { out.append(UInt8(ascii: "0")) }
         var rest = v
         while scale > 0 {
             out.append(UInt8(ascii: "0") + UInt8(rest / scale))

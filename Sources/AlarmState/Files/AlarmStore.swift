@@ -219,7 +219,7 @@ public final class AlarmStore: Sendable {
     }
 
     static func checkUnique(_ alarms: [Alarm], path: String) throws {
-        var seen = Set<String>()
+        var seen = Set<String>(minimumCapacity: alarms.count)
         for a in alarms where !seen.insert(a.id).inserted {
             throw StoreError(
                 path: path,

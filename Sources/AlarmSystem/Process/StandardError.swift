@@ -28,10 +28,18 @@ public enum StandardOutput {
     /// The corresponding C function is `write`.
     @discardableResult
     public static func write(_ line: String) -> Bool {
-        let bytes = Array((line + "\n").utf8)
+        Array((line + "\n").utf8).withUnsafeBytes { write(bytes: $0) }
+    }
+
+    /// Writes `bytes` as they are (a piece of a long output that is not held whole: `alarm list
+    /// --json`); what `print` still holds in its buffer goes out first. False as `write(_:)`.
+    ///
+    /// The corresponding C function is `write`.
+    public static func write(bytes: UnsafeRawBufferPointer) -> Bool {
+        fflush(nil)  // every stream: naming `stdout` is not concurrency-safe
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress! + offset, $0.count - offset) }
+            let n = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return false }
             offset += n
