@@ -1,7 +1,8 @@
-# kill -9 while ringing: systemd restarts alarmd and it rings on. Frozen 3 s while ringing (an
+# kill -9 while ringing: systemd restarts alarmd and it rings on. Frozen 2 s while ringing (an
 # underrun on a device that always reports it: the kernel stops snd-aloop's stream once its
-# buffer ran dry): alarmd logs the EPIPE, recovers and rings on, not restarted. SIGSTOP: the
-# watchdog kills and restarts it.
+# 50 ms buffer ran dry; shorter than the player's 3 s stall limit, past which a call that has
+# not returned counts as a hung device, tried again later): alarmd logs the EPIPE, recovers and
+# rings on at once, not restarted. SIGSTOP: the watchdog kills and restarts it.
 sc_crash() {
     rec_start
     run_alarm member ring ring
@@ -21,14 +22,15 @@ sc_crash() {
     pid=$(main_pid) n0=$(restarts)
     ev freeze "$pid"
     kill -STOP "$pid"
-    sleep 3
+    sleep 2
     kill -CONT "$pid"
     ev thaw "$pid"
     sleep 4
-    [ "$(main_pid)" = "$pid" ] && [ "$(restarts)" = "$n0" ] || fail "alarmd was restarted after a 3 s freeze"
-    [ "$(state)" = ringing ] || fail "not ringing after a 3 s freeze: $(state)"
-    journal_since "$(head -1 "$D/events" | cut -d' ' -f1)" | grep -E "alarmd.*snd_pcm_(writei|wait) failed: Broken pipe; recovering" > "$D/underrun.txt" ||
-        fail "the underrun of a 3 s freeze is not in the journal (snd_pcm_writei or snd_pcm_wait failed: Broken pipe; recovering)"
+    [ "$(main_pid)" = "$pid" ] && [ "$(restarts)" = "$n0" ] || fail "alarmd was restarted after a 2 s freeze"
+    [ "$(state)" = ringing ] || fail "not ringing after a 2 s freeze: $(state)"
+    # (Since the freeze: under emulation a ring underruns now and then by itself.)
+    journal_since "$(grep ' freeze ' "$D/events" | cut -d' ' -f1)" | grep -E "alarmd.*snd_pcm_(writei|wait) failed: Broken pipe; recovering" > "$D/underrun.txt" ||
+        fail "the underrun of a 2 s freeze is not in the journal (snd_pcm_writei or snd_pcm_wait failed: Broken pipe; recovering)"
     pid=$(main_pid) n0=$(restarts)
     ev stop-signal "$pid"
     kill -STOP "$pid"
