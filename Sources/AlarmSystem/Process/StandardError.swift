@@ -28,7 +28,7 @@ public enum StandardOutput {
     /// The corresponding C function is `write`.
     @discardableResult
     public static func write(_ line: String) -> Bool {
-        Array((line + "\n").utf8).withUnsafeBytes { write(bytes: $0) }
+        Array((line + "\n").utf8).withUnsafeBytes { writeAll($0) }
     }
 
     /// Writes `bytes` as they are (a piece of a long output that is not held whole: `alarm list
@@ -37,6 +37,10 @@ public enum StandardOutput {
     /// The corresponding C function is `write`.
     public static func write(bytes: UnsafeRawBufferPointer) -> Bool {
         fflush(nil)  // every stream: naming `stdout` is not concurrency-safe
+        return writeAll(bytes)
+    }
+
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let n = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
