@@ -83,6 +83,17 @@ unplug() {
     return 1
 }
 restarts() { systemctl show -p NRestarts --value alarmd; }
+# kill9_restart: kill -9 of alarmd (events kill-cmd PID, restarted PID), then until systemd has
+# started a new one (up to 30 s); fails unless NRestarts grew.
+kill9_restart() {
+    local pid n0 i
+    pid=$(main_pid) n0=$(restarts)
+    ev kill-cmd "$pid"
+    kill -9 "$pid"
+    for i in $(seq 300); do [ "$(main_pid)" != "$pid" ] && [ "$(main_pid)" != 0 ] && break; sleep 0.1; done
+    ev restarted "$(main_pid)"
+    [ "$(restarts)" -gt "$n0" ] || fail "NRestarts did not grow after kill -9 ($n0 -> $(restarts))"
+}
 
 # ---- the Dummy card: the volume floor, devices by name (issue #11; mixer-*, devices) ----------
 # snd-dummy (card "Dummy") has mixer controls: its "Master Volume" (-50..100, two channels) is the
@@ -126,6 +137,15 @@ wait_for() { # wait_for SECONDS COMMAND...
     shift
     while [ "${EPOCHREALTIME%.*}" -lt "$until" ]; do "$@" && return 0; sleep 0.1; done
     "$@"
+}
+# ring_with_floor: `alarm ring` as a member on the Dummy card (use_dummy first), until it rings and
+# the floor has raised Master; keeps mixer.json, which must exist meanwhile.
+ring_with_floor() {
+    run_alarm member ring ring
+    expect_rc ring 0
+    wait_state ringing 20 || fail "not ringing 20 s after alarm ring"
+    wait_for 15 mixer_raised || fail "Master was not raised to 50 % and unmuted while ringing: $(mixer_now)"
+    [ -s /var/lib/alarm/mixer.json ] && cp /var/lib/alarm/mixer.json "$D/" || fail "no /var/lib/alarm/mixer.json while the floor holds the mixer up"
 }
 use_dummy() {
     cp /etc/alarm/alarm.conf "$D/alarm.conf.orig"

@@ -8,14 +8,8 @@ sc_crash() {
     run_alarm member ring ring
     expect_rc ring 0
     sleep 2
-    local pid n0
-    pid=$(main_pid) n0=$(restarts)
-    ev kill-cmd "$pid"
-    kill -9 "$pid"
-    local i
-    for i in $(seq 300); do [ "$(main_pid)" != "$pid" ] && [ "$(main_pid)" != 0 ] && break; sleep 0.1; done
-    ev restarted "$(main_pid)"
-    [ "$(restarts)" -gt "$n0" ] || fail "NRestarts did not grow after kill -9 ($n0 -> $(restarts))"
+    kill9_restart
+    local pid n0 i
     sleep 0.5
     wait_state ringing 20 || fail "not ringing after the restart that followed kill -9"
     sleep 4

@@ -3,18 +3,8 @@
 sc_mixer-crash() {
     dummy_card || return
     use_dummy
-    run_alarm member ring ring
-    expect_rc ring 0
-    wait_state ringing 20 || fail "not ringing 20 s after alarm ring"
-    wait_for 15 mixer_raised || fail "Master was not raised to 50 % and unmuted while ringing: $(mixer_now)"
-    [ -s /var/lib/alarm/mixer.json ] && cp /var/lib/alarm/mixer.json "$D/" || fail "no /var/lib/alarm/mixer.json while the floor holds the mixer up"
-    local pid n0 i
-    pid=$(main_pid) n0=$(restarts)
-    ev kill-cmd "$pid"
-    kill -9 "$pid"
-    for i in $(seq 300); do [ "$(main_pid)" != "$pid" ] && [ "$(main_pid)" != 0 ] && break; sleep 0.1; done
-    ev restarted "$(main_pid)"
-    [ "$(restarts)" -gt "$n0" ] || fail "NRestarts did not grow after kill -9 ($n0 -> $(restarts))"
+    ring_with_floor
+    kill9_restart
     local want="mixer 'Master' put back to 5 %, muted on hw:CARD=Dummy after a crash"
     wait_for 20 journal_has "$want" || fail "the restarted alarmd did not say: $want"
     wait_for 20 mixer_raised || fail "the resumed ring did not raise Master again: $(mixer_now)"

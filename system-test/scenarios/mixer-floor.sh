@@ -3,13 +3,9 @@
 sc_mixer-floor() {
     dummy_card || return
     use_dummy
-    run_alarm member ring ring
-    expect_rc ring 0
-    wait_state ringing 20 || fail "not ringing 20 s after alarm ring"
-    wait_for 15 mixer_raised || fail "Master was not raised to 50 % and unmuted while ringing: $(mixer_now)"
+    ring_with_floor
     ev raised
     note "while ringing: $(mixer_now)"
-    [ -s /var/lib/alarm/mixer.json ] && cp /var/lib/alarm/mixer.json "$D/" || fail "no /var/lib/alarm/mixer.json while the floor holds the mixer up"
     sleep 2
     run_alarm member stop stop
     expect_rc stop 0
