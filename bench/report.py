@@ -48,6 +48,8 @@ def markdown(r, argv):
     w("| kernel | %s |" % m["kernel"])
     w("| OS | %s |" % m["os"])
     w("| Swift | %s |" % m["swift"])
+    w("| binaries | `swift build -c release --static-swift-stdlib`, as the package builds them "
+      "(the Swift runtime linked in) |")
     if m.get("python"):
         w("| Python (the bench, and `alarm list --json`'s yardstick under Scale) | %s |" % m["python"])
     w("| load average (1, 5, 15 min) | %s at the start, %s at the end |" % (r["load_start"], r["load_end"]))

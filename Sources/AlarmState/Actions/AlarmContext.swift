@@ -27,8 +27,6 @@ package struct AlarmContext {
     /// The holidays an alarm skips: the file's for `--skip-holidays` alarms, else none.
     package func holidays(for alarm: Alarm) -> HolidayCalendar { alarm.skipHolidays ? holidays : .empty }
 
-    /// The next ring an alarm will really sound, after `created` and now: pauses and holidays
-    /// pass over occurrences, skip-next over one more.
     /// Changes the alarms of `ids` (or every alarm with `all`) in one store update and returns
     /// them as changed; an id not in the store changes nothing ("no alarm with id 'x'; nothing
     /// was `done`"). `change` may throw a `UserError` to refuse, which also changes nothing.
@@ -55,6 +53,8 @@ package struct AlarmContext {
         return result.changed
     }
 
+    /// The next ring an alarm will really sound, after `created` and now: pauses and holidays
+    /// pass over occurrences, skip-next over one more.
     package func nextRing(_ alarm: Alarm, after: Date? = nil) -> Date? {
         let start = max(after ?? now, alarm.created ?? now)
         let h = holidays(for: alarm)
