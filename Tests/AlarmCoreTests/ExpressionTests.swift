@@ -271,6 +271,20 @@ struct FormatTests {
         #expect(Durations.spoken(45 * 60) == "45 min")
         #expect(Durations.spoken(2 * 86400 + 60) == "2 d 1 min")
         #expect(Durations.spoken(0.2) == "1 s")
+        #expect(Durations.spoken(0) == "0 s")
+        #expect(Durations.spoken(-3) == "0 s")
+        // Issue #30: the nearest unit, never up past it. `--in 1m` rings on a whole second, 60 to
+        // 61 s after the command; it said "in 2 min".
+        #expect(Durations.spoken(59.4) == "59 s")
+        #expect(Durations.spoken(59.9) == "59 s")
+        #expect(Durations.spoken(45.7) == "45 s")
+        #expect(Durations.spoken(60.9) == "1 min")
+        #expect(Durations.spoken(120.9) == "2 min")
+        #expect(Durations.spoken(89) == "1 min")
+        #expect(Durations.spoken(90) == "2 min")
+        #expect(Durations.spoken(20 * 60 + 0.7) == "20 min")
+        #expect(Durations.spoken(3600 + 29) == "1 h")
+        #expect(Durations.spoken(86400 - 20) == "1 d")
     }
 
     @Test("positions in a recording (alarm sounds cut --from): M:SS, H:MM:SS, seconds")

@@ -125,6 +125,16 @@ struct CLITests {
         #expect(byID["new-year"]?["at"] as? String == "2030-01-01T06:00:00+00:00")
     }
 
+    @Test("--in 1m says 'in 1 min', --in 2m 'in 2 min': the time left is rounded to the nearest minute (issue #30)")
+    func inSpoken() throws {
+        let e = try Env()
+        for (duration, spoken) in [("1m", "1 min"), ("2m", "2 min"), ("90m", "1 h 30 min"), ("45s", "45 s")] {
+            let r = try e.run("add", "--in", duration, "--id", "in" + duration)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.hasSuffix("(in \(spoken))\n"), "--in \(duration): \(r.stdout)")
+        }
+    }
+
     @Test(
         "bad input is refused with a clear message and stores nothing",
         arguments: [

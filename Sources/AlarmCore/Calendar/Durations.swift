@@ -84,11 +84,15 @@ public enum Durations {
         return out
     }
 
-    /// "7 h 12 min", "3 min", "45 s": how long until something, for people.
+    /// "7 h 12 min", "3 min", "45 s": how long until something, for people. Whole seconds (the
+    /// fraction dropped), then from a minute on the nearest minute, never rounded up past the unit:
+    /// `alarm add --in 1m` rings on the next whole second, 60 to 61 s away, and says "in 1 min"
+    /// (issue #30; it said "in 2 min"), `--in 45s` "in 45 s". Anything still to come is at least
+    /// "1 s".
     public static func spoken(_ seconds: TimeInterval) -> String {
-        let s = max(0, Int(seconds.rounded(.up)))
-        if s < 60 { return "\(s) s" }
-        let m = (s + 59) / 60
+        let s = seconds > 0 ? Int(seconds.rounded(.down)) : 0
+        if s < 60 { return "\(seconds > 0 ? max(s, 1) : 0) s" }
+        let m = (s + 30) / 60
         let d = m / 1440
         let h = m % 1440 / 60
         let mm = m % 60
