@@ -18,7 +18,8 @@ let package = Package(
         .executable(name: "alarm", targets: ["alarm"]),
         .executable(name: "alarmd", targets: ["alarmd"]),
         .executable(name: "alarm-hooks", targets: ["alarm-hooks"]),
-        // What the package `alarm` ships: alarm, alarmd and alarm-hooks in one binary, chosen by the
+        .executable(name: "alarm-button", targets: ["alarm-button"]),
+        // What the package `alarm` ships: alarm, alarmd, alarm-hooks and alarm-button in one binary, chosen by the
         // name it is run as. alarm-web (Hummingbird, SwiftNIO) is a binary of its own, shipped in
         // the package `alarm-web`, so that the core package carries no HTTP server.
         .executable(name: "alarm-multicall", targets: ["AlarmMultiCall"]),
@@ -91,6 +92,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // The bedside button (issue #30): reads an input device, tells alarmd through its FIFO. A
+        // service of its own, never inside alarmd.
+        .target(
+            name: "AlarmButton",
+            dependencies: [
+                "AlarmCore", "AlarmOptions", "AlarmState", "AlarmSystem",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
         // alarm-web's sign-in rules (token, sessions, CSRF, rate limit): pure, no HTTP server.
         .target(name: "AlarmWebAuth", dependencies: ["AlarmCore", "AlarmSystem"]),
 
@@ -98,7 +109,9 @@ let package = Package(
         .executableTarget(name: "alarm", dependencies: ["AlarmCLI"]),
         .executableTarget(name: "alarmd", dependencies: ["AlarmdCommand"]),
         .executableTarget(name: "alarm-hooks", dependencies: ["AlarmHooks"]),
-        .executableTarget(name: "AlarmMultiCall", dependencies: ["AlarmCLI", "AlarmdCommand", "AlarmHooks"]),
+        .executableTarget(name: "alarm-button", dependencies: ["AlarmButton"]),
+        .executableTarget(
+            name: "AlarmMultiCall", dependencies: ["AlarmCLI", "AlarmdCommand", "AlarmHooks", "AlarmButton"]),
         .executableTarget(name: "AlarmBench", dependencies: ["AlarmCore", "AlarmAudio"]),
 
         .testTarget(name: "AlarmCoreTests", dependencies: ["AlarmCore"]),
@@ -111,7 +124,8 @@ let package = Package(
         // Real-audio harness shared by the test targets: a PulseAudio null sink and its recorder.
         .target(name: "AlarmTestSupport", path: "Tests/AlarmTestSupport"),
         // Runs the built binaries as processes.
-        .testTarget(name: "EndToEndTests", dependencies: ["alarm", "alarmd", "alarm-hooks", "AlarmTestSupport"]),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["alarm", "alarmd", "alarm-hooks", "alarm-button", "AlarmTestSupport"]),
         // Crash safety, FIFO abuse and sound-file fuzzing against the built binaries and the decoder.
         .testTarget(
             name: "ReliabilityTests",

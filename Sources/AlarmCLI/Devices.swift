@@ -2,6 +2,7 @@ import AlarmAudio
 import AlarmCore
 import AlarmState
 import AlarmOptions
+import AlarmSystem
 import ArgumentParser
 import FoundationEssentials
 
@@ -9,16 +10,22 @@ import FoundationEssentials
 /// whether each opens (opened and closed again: no sound), and the mixer the volume floor sets.
 struct Devices: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the ALSA sound cards and PCMs, the device alarm uses now, and whether each opens.",
+        abstract:
+            "List the ALSA sound cards and PCMs, the device alarm uses now, whether each opens, and the input devices alarm-button may read.",
         discussion: """
             Each PCM is opened for playback and closed again, without playing anything. A device in \
             use (a ring on a hw: device) does not open. Name devices by card (plughw:CARD=Headphones,DEV=0): \
-            card numbers change when USB devices come and go.
+            card numbers change when USB devices come and go. The input devices (keys and buttons, \
+            from /proc/bus/input/devices) are listed with the one alarm-button uses by button_device \
+            (by default the gpio-keys device of the gpio-key overlay).
             """)
 
     @OptionGroup var options: SettingsOptions
 
-    @Flag(help: "Print JSON: {configured, current, chain, mixer, cards, pcms} (see the README).")
+    @Flag(
+        help:
+            "Print JSON: {configured, current, chain, mixer, cards, pcms, button_device, button, inputs} (see the README)."
+    )
     var json = false
 
     func run() throws {
@@ -67,6 +74,25 @@ struct Devices: ParsableCommand {
         var rows = [["PCM", "OPENS", "DESCRIPTION"]]
         for p in report.pcms { rows.append([p.name, p.opens ? "yes" : "no", p.description ?? "-"]) }
         printTable(rows)
+        print("")
+        let named = report.buttonDevice.map { "button_device \($0)" } ?? "the gpio-keys device (button_device unset)"
+        if let button = report.button {
+            let input = report.inputs.first { $0.button }
+            print("button (alarm-button): \(button)\(input.map { " \"\($0.name)\"" } ?? ""), by \(named)")
+        } else {
+            print("button (alarm-button): none: no input device matches \(named)")
+        }
+        if report.inputs.isEmpty {
+            print("no input devices with keys")
+        } else {
+            var rows = [["INPUT", "NAME", "PHYS", "BUTTON"]]
+            for i in report.inputs {
+                rows.append([
+                    i.path, i.name, i.phys.isEmpty ? "-" : i.phys, i.button ? "yes" : (i.gpioKey ? "gpio-keys" : ""),
+                ])
+            }
+            printTable(rows)
+        }
     }
 }
 
@@ -76,7 +102,10 @@ struct Devices: ParsableCommand {
 /// error}), `mixer` (of `current`'s card: {device, control, percent, muted, floor, error}; null
 /// when `current` has no card), `cards` ({card, id, name, description}), `pcms` ({name,
 /// description, card_id, opens, error}), `inaccessible` (control devices of cards this user may
-/// not open, which are missing from `cards`). Absent values are written as null.
+/// not open, which are missing from `cards`), `button_device` (the setting; null when unset),
+/// `button` (the input device alarm-button uses by it now; null when none matches), `inputs`
+/// (the input devices with keys: {path, name, phys, gpio_key, button}). Absent values are written
+/// as null.
 struct DevicesReport: Encodable {
     struct Card: Encodable {
         var card: Int
@@ -112,6 +141,30 @@ struct DevicesReport: Encodable {
     var cards: [Card]
     var pcms: [PCM]
     var inaccessible: [String]
+    /// The button (issue #30): `button_device` as set (null: unset), the device alarm-button uses
+    /// by it now (null: none matches), and the input devices that have keys.
+    @NullWhenNil var buttonDevice: String? = nil
+    @NullWhenNil var button: String? = nil
+    var inputs: [Input] = []
+
+    struct Input: Encodable {
+        var path: String
+        var name: String
+        var phys: String
+        var gpioKey: Bool
+        var button: Bool
+        enum CodingKeys: String, CodingKey {
+            case path, name, phys
+            case gpioKey = "gpio_key"
+            case button
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case configured, current, chain, mixer, cards, pcms, inaccessible
+        case buttonDevice = "button_device"
+        case button, inputs
+    }
 
     static func gather(_ config: Configuration) -> DevicesReport {
         func pcm(_ name: String, description: String?, probe: PCMProbeResult) -> PCM {
@@ -139,8 +192,18 @@ struct DevicesReport: Encodable {
         let pcms = AlsaDevices.playbackPCMs().map {
             pcm($0.name, description: $0.description, probe: AlsaDevices.probe($0.name))
         }
+        let devices = InputDevices.list().filter { $0.hasKeys && $0.eventPath != nil }
+        // A path may be a link (by-path, by-id): the device it leads to is the one marked.
+        let setting = InputDevices.resolve(config.buttonDevice, among: devices)
+        let real = setting.flatMap(InputDevices.realPath)
+        let button = real == nil ? nil : setting
+        let inputs = devices.map {
+            Input(
+                path: $0.eventPath!, name: $0.name, phys: $0.phys, gpioKey: $0.isGPIOKey, button: $0.eventPath == real)
+        }
         return DevicesReport(
             configured: config.device, current: current?.name, chain: chain, mixer: mixer, cards: cards, pcms: pcms,
-            inaccessible: AlsaDevices.inaccessibleCards())
+            inaccessible: AlsaDevices.inaccessibleCards(), buttonDevice: config.buttonDevice, button: button,
+            inputs: inputs)
     }
 }

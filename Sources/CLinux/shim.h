@@ -52,3 +52,13 @@ static inline int clinux_pidfd_open(pid_t pid) {
 // pipe2(2) and F_SETPIPE_SZ need _GNU_SOURCE, which this module's headers are not built with.
 static inline int clinux_pipe2(int fds[2], int flags) { return (int)syscall(SYS_pipe2, fds, flags); }
 static inline int clinux_set_pipe_size(int fd, int size) { return fcntl(fd, 1031 /* F_SETPIPE_SZ */, size); }
+
+// Input devices (evdev, issue #30): the ioctls are macros Swift cannot import.
+#include <sys/ioctl.h>
+#include <linux/input.h>
+static inline int clinux_eviocgrab(int fd, int grab) { return ioctl(fd, EVIOCGRAB, grab); }
+static inline int clinux_eviocsclockid(int fd, int clock) { return ioctl(fd, EVIOCSCLOCKID, &clock); }
+static inline int clinux_eviocgname(int fd, char *buf, int len) { return ioctl(fd, EVIOCGNAME(len), buf); }
+static inline int clinux_eviocgphys(int fd, char *buf, int len) { return ioctl(fd, EVIOCGPHYS(len), buf); }
+static inline int clinux_eviocgbit_key(int fd, unsigned char *buf, int len) { return ioctl(fd, EVIOCGBIT(EV_KEY, len), buf); }
+static inline int clinux_eviocgkey(int fd, unsigned char *buf, int len) { return ioctl(fd, EVIOCGKEY(len), buf); }

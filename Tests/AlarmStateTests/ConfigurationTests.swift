@@ -185,6 +185,33 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("issue #30 keys: button_device (unset), button_keys (any: empty; names or codes), button_hold (2 s)")
+    func buttonKeys() throws {
+        let defaults = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("")])
+        #expect(defaults.buttonDevice == nil && defaults.buttonKeys.isEmpty && defaults.buttonHold == 2)
+        let c = try Configuration.resolve(environment: [
+            "ALARM_CONFIG": try tempFile(
+                "button_device = /dev/input/by-path/platform-button@11-event\nbutton_keys = KEY_ENTER, 256\nbutton_hold = 1.5s\n"
+            )
+        ])
+        #expect(c.buttonDevice == "/dev/input/by-path/platform-button@11-event")
+        #expect(c.buttonKeys == [28, 256])
+        #expect(c.buttonHold == 1.5)
+        #expect(
+            try Configuration.resolve(environment: [
+                "ALARM_CONFIG": try tempFile("button_device = QEMU QEMU USB Keyboard\n")
+            ]).buttonDevice == "QEMU QEMU USB Keyboard")
+        for (text, fragment) in [
+            ("button_keys = KEY_ENTER, banana", "line 1: button_keys: 'banana' is not a key"),
+            ("button_hold = soon", "line 1: button_hold"), ("button_hold = 2m", "longer than a minute"),
+        ] {
+            let path = try tempFile(text)
+            #expect { try Configuration.resolve(environment: ["ALARM_CONFIG": path]) } throws: {
+                "\($0)".contains(fragment)
+            }
+        }
+    }
+
     @Test(
         "issue #13 keys: hooks_dir (ALARM_HOOKS_DIR beats it), hook_timeout (10 s by default, a duration); the event log's path"
     )

@@ -49,7 +49,11 @@ struct DevicesTests {
         let r = try e.run("devices", "--json")
         #expect(r.status == 0, "\(r.stderr)")
         let o = try json(r)
-        #expect(o.keys.sorted() == ["cards", "chain", "configured", "current", "inaccessible", "mixer", "pcms"])
+        #expect(
+            o.keys.sorted() == [
+                "button", "button_device", "cards", "chain", "configured", "current", "inaccessible", "inputs", "mixer",
+                "pcms",
+            ])
         #expect(o["inaccessible"] is [Any])
         #expect(o["configured"] as? String == "rec")
         #expect(o["current"] as? String == "rec")

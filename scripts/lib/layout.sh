@@ -35,18 +35,28 @@ MANIFEST=$DATADIR/installed-files
 # $SYSCONFDIR/alarm/hooks.d is made empty and removed when empty.)
 alarm_files() {
     local repo=$1 s
-    printf '%s\n' "$BINDIR/alarm" "$BINDIR/alarmd" "$BINDIR/alarm-hooks" "$LIBEXECDIR/alarm-button" "$LIBEXECDIR/alarm-mqtt" \
+    printf '%s\n' "$BINDIR/alarm" "$BINDIR/alarmd" "$BINDIR/alarm-hooks" "$BINDIR/alarm-button" "$LIBEXECDIR/alarm-mqtt" \
         "$UNITDIR/alarmd.service" "$UNITDIR/alarm-button.service" "$UNITDIR/alarm-hooks.service" \
         "$UNITDIR/alarm-mqtt.service" "$USERUNITDIR/alarmd.service" \
         "$SYSUSERSDIR/alarm.conf" \
-        "$DOCDIR/README.md" "$DOCDIR/raspberry-pi.md" "$DOCDIR/CHANGELOG.md" "$DOCDIR/alarm.conf.example" "$DOCDIR/mqtt.conf.example" \
+        "$DOCDIR/alarm.conf.example" "$DOCDIR/mqtt.conf.example" \
         "$BASHCOMPDIR/alarm" "$ZSHCOMPDIR/_alarm" "$FISHCOMPDIR/alarm.fish" \
-        "$MANDIR/man1/alarm.1" "$MANDIR/man8/alarmd.8" "$MANDIR/man8/alarm-hooks.8" "$MANDIR/man5/alarm.conf.5"
+        "$MANDIR/man1/alarm.1" "$MANDIR/man8/alarmd.8" "$MANDIR/man8/alarm-hooks.8" "$MANDIR/man8/alarm-button.8" \
+        "$MANDIR/man5/alarm.conf.5"
+    local doc
+    for doc in $(alarm_docs); do printf '%s\n' "$DOCDIR/${doc##*/}"; done
     [ "${ALARM_WEB:-1}" -eq 0 ] || alarm_web_files
     for s in "$repo"/Sounds/*; do
         [ -f "$s" ] && printf '%s\n' "$SOUNDSDIR/${s##*/}"
     done
     printf '%s\n' "$MANIFEST"
+}
+
+# The user documentation, installed flat into $DOCDIR with its links made true there
+# (scripts/lib/install-docs.py): paths in the repository.
+alarm_docs() {
+    printf '%s\n' README.md CHANGELOG.md docs/raspberry-pi.md docs/using.md docs/configuration.md docs/calendar.md \
+        docs/sounds.md docs/events.md docs/alarm-web.md
 }
 
 # alarm-web's files: scripts/build-deb moves them into the package alarm-web.
@@ -61,7 +71,7 @@ alarm_dirs() {
 
 # Units, scripts and the config example name /usr paths; rewrites them for another PREFIX.
 alarm_subst() {
-    sed -e "s|/usr/bin/alarmd|$BINDIR/alarmd|g" -e "s|/usr/bin/alarm-hooks|$BINDIR/alarm-hooks|g" -e "s|/usr/bin/alarm-web|$BINDIR/alarm-web|g" -e "s|/usr/lib/alarm/|$LIBEXECDIR/|g" \
+    sed -e "s|/usr/bin/alarmd|$BINDIR/alarmd|g" -e "s|/usr/bin/alarm-hooks|$BINDIR/alarm-hooks|g" -e "s|/usr/bin/alarm-button|$BINDIR/alarm-button|g" -e "s|/usr/bin/alarm-web|$BINDIR/alarm-web|g" -e "s|/usr/lib/alarm/|$LIBEXECDIR/|g" \
         -e "s|/usr/share/doc/alarm/|$DOCDIR/|g" -e "s|/usr/share/alarm/sounds|$SOUNDSDIR|g" "$1"
 }
 

@@ -70,6 +70,16 @@ public struct Configuration: Equatable, Sendable {
     /// through one address) and how many all clients together (`web_connections`).
     public var webConnectionsPerAddress = 16
     public var webConnections = 512
+    /// alarm-button's input device (config `button_device`, issue #30): a path such as
+    /// `/dev/input/by-path/platform-button@11-event`, or a device name as
+    /// `/proc/bus/input/devices` shows it. Nil: the first device of the kernel's `gpio-keys`
+    /// driver (the Raspberry Pi's `gpio-key` overlay).
+    public var buttonDevice: String? = nil
+    /// The key codes that count as the button (config `button_keys`: `KEY_ENTER, 256`); empty:
+    /// any key of the device.
+    public var buttonKeys: Set<Int> = []
+    /// How long a press must be held to stop the alarm (config `button_hold`); shorter snoozes.
+    public var buttonHold: TimeInterval = 2
 
     public static let defaultConfigPath = "/etc/alarm/alarm.conf"
 
@@ -156,7 +166,8 @@ public struct Configuration: Equatable, Sendable {
     /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, volume_from,
     /// fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir,
     /// fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir,
-    /// hook_timeout, holidays, web_listen, web_token_file, web_hosts, web_connections, web_connections_per_address.
+    /// hook_timeout, holidays, web_listen, web_token_file, web_hosts, web_connections, web_connections_per_address,
+    /// button_device, button_keys, button_hold.
     mutating func apply(file path: String) throws {
         // Plain open and read: /dev/null (no config) works too.
         guard let bytes = try? AtomicFile.read(path) else {
@@ -242,9 +253,16 @@ public struct Configuration: Equatable, Sendable {
                 }) {
                     throw fail("web_hosts: '\(h)' is not a host name or address")
                 }
+            case "button_device": buttonDevice = value
+            case "button_keys":
+                do { buttonKeys = try KeyCodes.parseList(value) } catch { throw fail("button_keys: \(error)") }
+            case "button_hold":
+                let hold = try duration()
+                guard hold <= 60 else { throw fail("button_hold: \(value) is longer than a minute") }
+                buttonHold = hold
             default:
                 throw fail(
-                    "unknown setting '\(parts[0])' (known: snooze, ring, volume, volume_from, fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays, web_listen, web_token_file, web_hosts, web_connections, web_connections_per_address)"
+                    "unknown setting '\(parts[0])' (known: snooze, ring, volume, volume_from, fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays, web_listen, web_token_file, web_hosts, web_connections, web_connections_per_address, button_device, button_keys, button_hold)"
                 )
             }
         }

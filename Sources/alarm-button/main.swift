@@ -1,0 +1,3 @@
+import AlarmButton
+
+AlarmButtonCommand.main()
