@@ -15,15 +15,21 @@ sc_install() {
     # The version every entry point prints is the package's; the manual pages read with man.
     local version prog page
     version=$(dpkg-query -W -f='${Version}' alarm)
-    for prog in alarm alarmd alarm-hooks alarm-web; do
+    for prog in alarm alarmd alarm-hooks alarm-button alarm-web; do
         [ "$("$prog" --version 2>&1)" = "$version" ] || fail "$prog --version says '$("$prog" --version 2>&1)', the package is $version"
     done
-    for page in alarm alarm.conf alarmd alarm-hooks alarm-web; do
+    for page in alarm alarm.conf alarmd alarm-hooks alarm-button alarm-web; do
         MANWIDTH=80 man -P cat "$page" > "$D/man-$page.txt" 2> "$D/man-$page.err" || fail "man $page: $(tail -3 "$D/man-$page.err")"
     done
     grep -q "snooze" "$D/man-alarm.txt" && grep -q "web_connections_per_address" "$D/man-alarm.conf.txt" ||
         fail "man alarm / man alarm.conf do not describe the commands and settings"
-    note "--version: $version everywhere; man alarm ($(wc -l < "$D/man-alarm.txt") lines), alarm.conf, alarmd, alarm-hooks, alarm-web"
+    # The button's settings, named alike in alarm-button(8), alarm.conf(5) and the installed guide.
+    local key
+    for key in button_device button_keys button_hold; do
+        grep -q "$key" "$D/man-alarm-button.txt" && grep -q "$key" "$D/man-alarm.conf.txt" && grep -q "$key" /usr/share/doc/alarm/raspberry-pi.md ||
+            fail "$key is not in man alarm-button, man alarm.conf and the Pi guide alike"
+    done
+    note "--version: $version everywhere; man alarm ($(wc -l < "$D/man-alarm.txt") lines), alarm.conf, alarmd, alarm-hooks, alarm-button, alarm-web"
     getent passwd alarm > /dev/null || fail "no user alarm"
     getent group alarm > /dev/null || fail "no group alarm"
     id -nG alarm | grep -qw audio || fail "user alarm is not in group audio: $(id -nG alarm)"

@@ -1,0 +1,175 @@
+# The bedside button (issue #30), through the kernel: a key device made with uinput (BTN_0, and
+# KEY_POWER among its keys, as the gpio-key overlay's default would send), named by button_device;
+# alarm-button.service enabled as the guide says. A ring, a short press: snoozed; the re-ring, a
+# press held 2.6 s: stopped at 2 s, while still held; history says snoozed, stopped. A bouncing
+# press is one snooze. A press with nothing ringing changes nothing. The device removed (as a USB
+# button unplugged) and made again: the journal says so, and the next press still works. The
+# device is held by alarm-button alone (EVIOCGRAB: another grab gets EBUSY), and the journal
+# warns about KEY_POWER.
+BUTTON_NAME="alarm-test button"
+btn() { # btn COMMAND...: one uinput.py command, waited for (up to 20 s)
+    local n
+    n=$(grep -c '^done' "$D/uinput.out" 2> /dev/null)
+    echo "$*" >&7
+    ev "button-$1"
+    local i
+    for i in $(seq 200); do [ "$(grep -c '^done' "$D/uinput.out")" -gt "${n:-0}" ] && return 0; sleep 0.1; done
+    fail "uinput.py did not do '$*': $(tail -3 "$D/uinput.out")"
+}
+button_journal() { journalctl --no-pager -u alarm-button --since "@${1%.*}" 2> /dev/null; }
+grab_taken() { # grab_taken: EVIOCGRAB on the button's node fails with EBUSY (alarm-button holds it)
+    python3 -c '
+import errno, fcntl, os, sys
+blocks = open("/proc/bus/input/devices").read().split("\n\n")
+block = next(b for b in blocks if "N: Name=\"%s\"" % sys.argv[1] in b)
+node = "/dev/input/" + next(w for l in block.splitlines() if l.startswith("H: Handlers=") for w in l[12:].split() if w.startswith("event"))
+fd = os.open(node, os.O_RDONLY)
+try:
+    fcntl.ioctl(fd, 0x40044590, 1)   # EVIOCGRAB
+except OSError as e:
+    sys.exit(0 if e.errno == errno.EBUSY else 2)
+sys.exit(1)
+' "$BUTTON_NAME"
+}
+USB_NAME="QEMU QEMU USB Keyboard"
+QMP_N=0
+host_key() { # host_key REQUEST...: asks the host (qmp_host.py) to act on the USB keyboard, waits (30 s)
+    QMP_N=$((QMP_N + 1))
+    ev "usb-$1"
+    echo "$*" > "$D/qmp-$QMP_N.req.tmp" && mv "$D/qmp-$QMP_N.req.tmp" "$D/qmp-$QMP_N.req"
+    local i
+    for i in $(seq 300); do [ -f "$D/qmp-$QMP_N.done" ] && break; sleep 0.1; done
+    [ "$(cat "$D/qmp-$QMP_N.done" 2> /dev/null)" = ok ] || { fail "the host did not do '$*' on the USB keyboard: $(cat "$D/qmp-$QMP_N.done" 2> /dev/null || echo 'no answer in 30 s')"; return 1; }
+}
+# The same through qemu's emulated USB keyboard, its Enter key pressed from the host: a press
+# snoozes, a hold stops; unplugged (device_del) and plugged back (device_add): the next press works.
+button_usb() {
+    grep -q "N: Name=\"$USB_NAME\"" /proc/bus/input/devices ||
+        { fail "no '$USB_NAME' input device (qemu-xhci, usb-kbd; xhci_pci and usbhid loaded?): $(grep 'N: Name' /proc/bus/input/devices | paste -sd' ')"; return; }
+    sed -i '/^button_device = /d' /etc/alarm/alarm.conf
+    printf 'button_device = %s\nbutton_keys = KEY_ENTER\n' "$USB_NAME" >> /etc/alarm/alarm.conf
+    local t0=$EPOCHREALTIME
+    systemctl restart alarm-button
+    wait_for 20 bash -c "journalctl --no-pager -u alarm-button --since @${t0%.*} | grep -q 'using /dev/input/event.*$USB_NAME'" ||
+        { fail "alarm-button did not take the USB keyboard: $(button_journal "$t0" | tail -3)"; return; }
+    run_alarm member usbring ring
+    wait_state ringing 20 || fail "alarm ring did not ring (USB)"
+    host_key key a 0.2 || return
+    sleep 1
+    [ "$(state)" = ringing ] || fail "the A key (not a button key: button_keys = KEY_ENTER) changed the state: $(state)"
+    host_key key ret 0.2 || return
+    wait_state snoozed 5 || fail "a press of the USB keyboard's Enter did not snooze: $(state); $(button_journal "$t0" | tail -3)"
+    run_alarm member usbring2 ring
+    wait_state ringing 20 || fail "alarm ring did not ring (USB, 2)"
+    host_key key ret 2.6 || return
+    wait_state idle 5 || fail "Enter held 2.6 s on the USB keyboard did not stop: $(state); $(button_journal "$t0" | tail -3)"
+    local t1=$EPOCHREALTIME
+    host_key unplug || return
+    wait_for 10 bash -c "journalctl --no-pager -u alarm-button --since @${t1%.*} | grep -q 'is gone; waiting for it'" ||
+        fail "the journal does not say the USB keyboard went: $(button_journal "$t1" | tail -3)"
+    host_key plug || return
+    wait_for 30 bash -c "journalctl --no-pager -u alarm-button --since @${t1%.*} | grep -q 'using /dev/input/event.*$USB_NAME'" ||
+        { fail "alarm-button did not take the USB keyboard again after the replug: $(button_journal "$t1" | tail -3)"; return; }
+    run_alarm member usbring3 ring
+    wait_state ringing 20 || fail "alarm ring did not ring (USB, 3)"
+    host_key key ret 0.2 || return
+    wait_state snoozed 5 || fail "a press after the USB replug did not snooze: $(state)"
+    run_alarm member usbstop stop
+    history_json > "$D/history-usb.json"
+    [ "$(systemctl show -p NRestarts --value alarm-button)" = 0 ] || fail "alarm-button restarted during the USB part"
+    note "USB keyboard (qemu usb-kbd over xHCI): press snoozed, hold stopped, unplug and replug waited for"
+}
+sc_button() {
+    modprobe uinput 2> "$D/modprobe.err" || { fail "modprobe uinput failed: $(cat "$D/modprobe.err")"; return; }
+    # The commands' FIFO on the guest's own file system: a FIFO on the 9p share is the host's.
+    local cmd=/run/alarm-test-uinput.cmd
+    rm -f "$cmd" && mkfifo "$cmd"
+    python3 "$H/uinput.py" "$BUTTON_NAME" 256 116 < "$cmd" > "$D/uinput.out" 2>&1 &
+    local maker=$!
+    exec 7> "$cmd"
+    wait_for 20 grep -q '^ready' "$D/uinput.out" || { fail "uinput.py made no device: $(cat "$D/uinput.out")"; exec 7>&-; return; }
+    grep -A8 "Name=\"$BUTTON_NAME\"" /proc/bus/input/devices > "$D/device.txt"
+    cp /etc/alarm/alarm.conf "$D/alarm.conf.orig"
+    echo "button_device = $BUTTON_NAME" >> /etc/alarm/alarm.conf
+    local t0=$EPOCHREALTIME
+    systemctl enable --now alarm-button > "$D/enable.out" 2>&1 || fail "systemctl enable --now alarm-button failed: $(cat "$D/enable.out")"
+    wait_for 20 bash -c "journalctl --no-pager -u alarm-button --since @${t0%.*} | grep -q 'using /dev/input/event'" ||
+        fail "alarm-button did not take the device: $(button_journal "$t0" | tail -5)"
+    [ "$(systemctl show -p ActiveState --value alarm-button)" = active ] || fail "alarm-button is not active: $(systemctl status --no-pager alarm-button 2>&1 | tail -5)"
+    button_journal "$t0" | grep -q "sends KEY_POWER" || fail "no warning about KEY_POWER in the journal: $(button_journal "$t0" | tail -5)"
+    grab_taken || fail "the button's device is not held by alarm-button alone (EVIOCGRAB did not answer EBUSY)"
+    systemd-analyze security --no-pager alarm-button > "$D/security.txt" 2>&1
+    note "systemd-analyze security alarm-button (live): $(sed -n 's/.*Overall exposure level for alarm-button.service: \([0-9.]*\).*/\1/p' "$D/security.txt")"
+    run_alarm root devices devices
+    grep -q "button (alarm-button): /dev/input/event[0-9]* \"$BUTTON_NAME\"" "$D/devices.out" || fail "alarm devices does not name the button: $(tail -6 "$D/devices.out")"
+
+    # A ring; a short press snoozes (5 s); the re-ring; held 2.6 s stops at 2 s.
+    local due
+    due=$(due_in 5)
+    run_alarm member add add "$(hms "$due")" --id pressme --snooze 5s
+    expect_rc add 0
+    wait_state ringing 20 || fail "not ringing 15 s after the alarm was due"
+    sleep 1
+    btn press 256 0.2
+    wait_state snoozed 5 || fail "a short press did not snooze: $(state); $(button_journal "$t0" | tail -3)"
+    wait_state ringing 15 || fail "not ringing again 10 s after the snooze"
+    sleep 1
+    echo "press 256 2.6" >&7
+    ev button-hold
+    wait_state idle 5 || fail "a press held 2.6 s did not stop: $(state); $(button_journal "$t0" | tail -3)"
+    ev stopped-seen
+    sleep 2
+    history_of pressme > "$D/history.jsonl"
+    local outcomes
+    outcomes=$(sed -n 's/.*"outcome" *: *"\([a-z]*\)".*/\1/p' "$D/history.jsonl" | paste -sd' ')
+    [ "$outcomes" = "snoozed stopped" ] || fail "history of pressme: '$outcomes', expected 'snoozed stopped'"
+    # The stop came while the key was still down: the hold's 2 s, not the release at 2.6 s.
+    awk '$2 == "button-hold" { h = $1 } $2 == "stopped-seen" { s = $1 } END { d = s - h; print d; exit !(d < 2.55) }' "$D/events" > "$D/hold-to-idle" ||
+        fail "the stop came $(cat "$D/hold-to-idle") s after the press began, not before its release at 2.6 s"
+    note "held press: idle $(cat "$D/hold-to-idle") s after the key went down (button_hold 2 s)"
+
+    # A bouncing contact: one snooze (then stop by hand).
+    run_alarm member ring ring
+    wait_state ringing 20 || fail "alarm ring did not ring"
+    btn bounce 256
+    wait_state snoozed 5 || fail "a bouncing press did not snooze: $(state)"
+    run_alarm member stopafterbounce stop
+    local snoozes
+    snoozes=$(button_journal "$t0" | grep -c 'press: snooze')
+    [ "$snoozes" -eq 2 ] || fail "$snoozes snoozes in the journal, expected 2 (one press, one bouncing press)"
+
+    # Nothing rings: a press and a held press change nothing.
+    local commands0 history0
+    commands0=$(sed -n 's/.*"commands" *: *\([0-9]*\).*/\1/p' /run/alarm/status.json)
+    history0=$(wc -l < /var/lib/alarm/history.jsonl)
+    btn press 256 0.2
+    btn press 256 2.3
+    sleep 1
+    [ "$(state)" = idle ] || fail "not idle after presses with nothing ringing: $(state)"
+    [ "$(sed -n 's/.*"commands" *: *\([0-9]*\).*/\1/p' /run/alarm/status.json)" = "$commands0" ] || fail "alarmd got commands from presses with nothing ringing"
+    [ "$(wc -l < /var/lib/alarm/history.jsonl)" = "$history0" ] || fail "the history grew from presses with nothing ringing"
+
+    # Unplugged and back: waited for, and the next press works.
+    local t1=$EPOCHREALTIME
+    btn destroy
+    wait_for 10 bash -c "journalctl --no-pager -u alarm-button --since @${t1%.*} | grep -q 'is gone; waiting for it'" ||
+        fail "the journal does not say the button went: $(button_journal "$t1" | tail -3)"
+    btn create
+    wait_for 20 bash -c "journalctl --no-pager -u alarm-button --since @${t1%.*} | grep -q 'using /dev/input/event'" ||
+        fail "alarm-button did not take the device again: $(button_journal "$t1" | tail -3)"
+    [ "$(systemctl show -p NRestarts --value alarm-button)" = 0 ] || fail "alarm-button restarted (NRestarts $(systemctl show -p NRestarts --value alarm-button))"
+    run_alarm member ringagain ring
+    wait_state ringing 20 || fail "alarm ring did not ring"
+    btn press 256 0.2
+    wait_state snoozed 5 || fail "a press after the replug did not snooze: $(state)"
+    run_alarm member stopagain stop
+
+    button_usb
+    button_journal "$t0" > "$D/button-journal.txt"
+    exec 7>&-
+    wait "$maker" 2> /dev/null
+    rm -f "$cmd"
+    systemctl disable --now alarm-button > /dev/null 2>&1
+    cp "$D/alarm.conf.orig" /etc/alarm/alarm.conf
+    run_alarm member remove remove pressme
+}
