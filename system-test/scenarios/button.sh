@@ -1,7 +1,7 @@
 # The bedside button (issue #30), through the kernel: a key device made with uinput (BTN_0, and
 # KEY_POWER among its keys, as the gpio-key overlay's default would send), named by button_device;
 # alarm-button.service enabled as the guide says. A ring, a short press: snoozed; the re-ring, a
-# press held 2.6 s: stopped at 2 s, while still held; history says snoozed, stopped. A bouncing
+# press held 4 s: stopped at 2 s, while still held; history says snoozed, stopped. A bouncing
 # press is one snooze. A press with nothing ringing changes nothing. The device removed (as a USB
 # button unplugged) and made again: the journal says so, and the next press still works. The
 # device is held by alarm-button alone (EVIOCGRAB: another grab gets EBUSY), and the journal
@@ -103,7 +103,7 @@ sc_button() {
     run_alarm root devices devices
     grep -q "button (alarm-button): /dev/input/event[0-9]* \"$BUTTON_NAME\"" "$D/devices.out" || fail "alarm devices does not name the button: $(tail -6 "$D/devices.out")"
 
-    # A ring; a short press snoozes (5 s); the re-ring; held 2.6 s stops at 2 s.
+    # A ring; a short press snoozes (5 s); the re-ring; held 4 s stops at 2 s.
     local due
     due=$(due_in 5)
     run_alarm member add add "$(hms "$due")" --id pressme --snooze 5s
@@ -114,18 +114,20 @@ sc_button() {
     wait_state snoozed 5 || fail "a short press did not snooze: $(state); $(button_journal "$t0" | tail -3)"
     wait_state ringing 15 || fail "not ringing again 10 s after the snooze"
     sleep 1
-    echo "press 256 2.6" >&7
+    # Held 4 s: the stop must come at 2 s, while the key is still down (before its release at 4 s,
+    # with room for a loaded machine's round trip through alarmd: seen 0.97 s under stress-ng).
+    echo "press 256 4" >&7
     ev button-hold
-    wait_state idle 5 || fail "a press held 2.6 s did not stop: $(state); $(button_journal "$t0" | tail -3)"
+    wait_state idle 8 || fail "a press held 4 s did not stop: $(state); $(button_journal "$t0" | tail -3)"
     ev stopped-seen
     sleep 2
     history_of pressme > "$D/history.jsonl"
     local outcomes
     outcomes=$(sed -n 's/.*"outcome" *: *"\([a-z]*\)".*/\1/p' "$D/history.jsonl" | paste -sd' ')
     [ "$outcomes" = "snoozed stopped" ] || fail "history of pressme: '$outcomes', expected 'snoozed stopped'"
-    # The stop came while the key was still down: the hold's 2 s, not the release at 2.6 s.
-    awk '$2 == "button-hold" { h = $1 } $2 == "stopped-seen" { s = $1 } END { d = s - h; print d; exit !(d < 2.55) }' "$D/events" > "$D/hold-to-idle" ||
-        fail "the stop came $(cat "$D/hold-to-idle") s after the press began, not before its release at 2.6 s"
+    # The stop came while the key was still down: from the hold's 2 s, before the release at 4 s.
+    awk '$2 == "button-hold" { h = $1 } $2 == "stopped-seen" { s = $1 } END { d = s - h; print d; exit !(d >= 1.9 && d < 3.9) }' "$D/events" > "$D/hold-to-idle" ||
+        fail "the stop came $(cat "$D/hold-to-idle") s after the press began: not from 2 s on and before its release at 4 s"
     note "held press: idle $(cat "$D/hold-to-idle") s after the key went down (button_hold 2 s)"
 
     # A bouncing contact: one snooze (then stop by hand).
