@@ -9,6 +9,7 @@ import FoundationEssentials
 /// replaces that alarm (the seeds' identifier semantics).
 struct Add: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "add",
         abstract: "Add an alarm (or replace the one with the same id).",
         discussion: """
             alarm add 'Mon..Fri 06:30' --id work --sound chime.wav

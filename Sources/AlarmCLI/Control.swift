@@ -34,6 +34,7 @@ extension ControlOutcome {
 
 struct Snooze: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "snooze",
         abstract: "Snooze the ringing alarm (default length from the alarm or config).")
     @OptionGroup var options: SettingsOptions
     @Argument(help: "How long: 90s, 5m, 1h30m.") var duration: String?
@@ -49,7 +50,8 @@ struct Snooze: ParsableCommand {
 }
 
 struct Stop: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Stop the ringing (or snoozed) alarm.")
+    static let configuration = CommandConfiguration(
+        commandName: "stop", abstract: "Stop the ringing (or snoozed) alarm.")
     @OptionGroup var options: SettingsOptions
 
     func run() throws {
@@ -59,7 +61,8 @@ struct Stop: ParsableCommand {
 }
 
 struct Ring: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Ring now (to test the speaker or wake someone).")
+    static let configuration = CommandConfiguration(
+        commandName: "ring", abstract: "Ring now (to test the speaker or wake someone).")
     @OptionGroup var options: SettingsOptions
     @Option(help: "The sound file name (default: the built-in tone).") var sound: String?
 

@@ -10,6 +10,7 @@ import FoundationEssentials
 /// whether each opens (opened and closed again: no sound), and the mixer the volume floor sets.
 struct Devices: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "devices",
         abstract:
             "List the ALSA sound cards and PCMs, the device alarm uses now, whether each opens, and the input devices alarm-button may read.",
         discussion: """

@@ -7,6 +7,7 @@ import FoundationEssentials
 /// `alarm history`: one entry per ring, newest last.
 struct History: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "history",
         abstract: "Show what rang, when, and how it ended.",
         discussion: """
             One entry per ring episode of an occurrence, or per occurrence that did not ring. An \

@@ -9,6 +9,7 @@ import FoundationEssentials
 /// stored are replaced. All or nothing: a bad file changes nothing.
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Add the alarms of a JSON file (the list --json format; '-' for stdin).")
 
     @OptionGroup var options: SettingsOptions

@@ -6,7 +6,8 @@ import FoundationEssentials
 
 /// `alarm list`: every alarm with its next ring. `--json` is the import/export format.
 struct List: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the alarms and when each rings next.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the alarms and when each rings next.")
 
     @OptionGroup var options: SettingsOptions
 
@@ -73,7 +74,8 @@ extension Alarm {
 
 /// `alarm export`: the alarms as JSON on stdout, for `alarm import`.
 struct Export: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print the alarms as JSON (the list --json format).")
+    static let configuration = CommandConfiguration(
+        commandName: "export", abstract: "Print the alarms as JSON (the list --json format).")
 
     @OptionGroup var options: SettingsOptions
 

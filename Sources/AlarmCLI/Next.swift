@@ -6,7 +6,8 @@ import FoundationEssentials
 
 /// `alarm next`: when the next alarm rings, for people ("in 7 h 12 min").
 struct Next: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Say which alarm rings next, and in how long.")
+    static let configuration = CommandConfiguration(
+        commandName: "next", abstract: "Say which alarm rings next, and in how long.")
 
     @OptionGroup var options: SettingsOptions
 

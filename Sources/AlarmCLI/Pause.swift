@@ -10,6 +10,7 @@ import FoundationEssentials
 /// `--all` pauses the alarms there are now; alarms added later are not paused.
 struct Pause: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "pause",
         abstract: "Pause alarms (a vacation): their occurrences are recorded as paused, not rung.",
         discussion: """
             alarm pause work --until 2026-12-01      (rings again from 2026-12-01 00:00 in its zone)

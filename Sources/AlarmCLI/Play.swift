@@ -7,6 +7,7 @@ import FoundationEssentials
 
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "play",
         abstract: "Play a sound through ALSA the way an alarm would, to test your speaker.",
         discussion: """
             A sound that will not play is replaced by the default tone, and the reason is printed on \

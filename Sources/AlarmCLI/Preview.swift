@@ -10,6 +10,7 @@ import FoundationEssentials
 /// decide (`Alarm.nextRing`, `Alarm.fate`).
 struct Preview: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "preview",
         abstract: "Print the next ring instants of a calendar expression, or of an alarm by its id.",
         discussion: """
             EXPR is a systemd.time(7) calendar event, [WEEKDAYS] [[YEAR-]MONTH-DAY] [HOUR:MINUTE[:SECOND]]

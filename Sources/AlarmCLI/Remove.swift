@@ -5,7 +5,8 @@ import ArgumentParser
 
 /// `alarm remove ID... | --all`.
 struct Remove: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Remove alarms by id, or all of them.")
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Remove alarms by id, or all of them.")
 
     @OptionGroup var options: SettingsOptions
 

@@ -6,7 +6,8 @@ import FoundationEssentials
 
 /// `alarm resume [ID...|--all]`: ends a pause now.
 struct Resume: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "End the pause of alarms: they ring again from now.")
+    static let configuration = CommandConfiguration(
+        commandName: "resume", abstract: "End the pause of alarms: they ring again from now.")
 
     @OptionGroup var options: SettingsOptions
 

@@ -5,7 +5,8 @@ import ArgumentParser
 
 /// `alarm skip ID`: the next occurrence does not ring; the ones after it do.
 struct Skip: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Skip the next occurrence of an alarm.")
+    static let configuration = CommandConfiguration(
+        commandName: "skip", abstract: "Skip the next occurrence of an alarm.")
     @OptionGroup var options: SettingsOptions
     @Argument(help: "The alarm's id.") var id: String
 
@@ -14,7 +15,8 @@ struct Skip: ParsableCommand {
 
 /// `alarm unskip ID`: undo `skip`.
 struct Unskip: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Undo skip: the next occurrence rings again.")
+    static let configuration = CommandConfiguration(
+        commandName: "unskip", abstract: "Undo skip: the next occurrence rings again.")
     @OptionGroup var options: SettingsOptions
     @Argument(help: "The alarm's id.") var id: String
 

@@ -6,6 +6,7 @@ import FoundationEssentials
 
 struct Sounds: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sounds",
         abstract: "List the sounds in the sound directories and whether each will play.",
         discussion: """
             Sounds play from WAV, AIFF, AIFF-C, CAF, FLAC, Ogg (Vorbis, Opus) and MP3 files of at most 30 s. \

@@ -7,7 +7,8 @@ import FoundationEssentials
 
 /// `alarm status`: what alarmd is doing, from its status.json, and whether it is running.
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show whether alarmd runs, and what it is doing.")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show whether alarmd runs, and what it is doing.")
 
     @OptionGroup var options: SettingsOptions
 

@@ -12,6 +12,7 @@ import Glibc
 /// written while it starts is not lost (see `EventFollower`).
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Follow what alarmd does, one line per event, until interrupted.",
         discussion: """
             Events: ringing, snoozed, stopped, silenced, ignored, missed, failed, skipped, paused, \
