@@ -207,12 +207,15 @@ class Audio:
         """Ring k's sound starts within its second. snd-aloop moves its streams on jiffies (see
         aloop.c: the trigger takes `jiffies`, the copy to the capture side happens tick by tick),
         so the recording puts a sound at the tick at or before the write that started it: up to
-        one tick (4 ms at Debian's HZ=250) before alarmd's first frame. That much early is the
-        recording's grid, not alarmd ringing early; more is a failure."""
+        one tick (4 ms at Debian's HZ=250) before alarmd's first frame. A pre-rolled ring's first
+        frame is placed by the device's delay (snd_pcm_delay), which snd-aloop also counts in
+        ticks: one tick more. Two ticks early is the card's grid, not alarmd ringing early (seen:
+        -0.008 s in a CI run, the recording's clock fitted to 0.3 ms over the whole take, alarmd's
+        journal "ringing full ... (pre-rolled)" on its second); more is a failure."""
         due = self.value(due_event)
         late = self.start(k) - due
         self.figures.append("%s %+.3f s" % (what, late))
-        if not -self.tick <= late < T["start_late"]:
+        if not -2 * self.tick <= late < T["start_late"]:
             self.failures.append("%s: the sound started %+.3f s from its second (due %.0f)" % (what, late, due))
 
     def silent_after(self, k, event, limit, what):
