@@ -191,9 +191,11 @@ extension AlarmPlayer {
             let released = run.abandoned && !run.released
             if released { run.released = true }
             lock.unlock()
-            if released { HungDevices.remove(run.name) }
+            // Said before the device is released, so that whoever sees it usable again has the
+            // line already (the arm64 CI run's test read the log between the two).
             if released {
                 log("alarm: ALSA device '\(run.name)': \(operation) returned at last; the device is tried again")
+                HungDevices.remove(run.name)
             }
         }
         return try body()
