@@ -2,6 +2,7 @@ import AlarmCore
 import AlarmState
 import AlarmSystem
 import FoundationEssentials
+import Glibc
 import Logging
 
 /// `alarm-button` (issue #30): reads one input device (evdev) and tells alarmd, through its FIFO
@@ -42,6 +43,9 @@ final class ButtonReader {
     var deviceToken: EventLoop.Token?
     /// What was last said about the device being absent, so that it is said once.
     var lastAbsence: String?
+    /// Since when the device has been there but not readable (EACCES): udev gives a new node its
+    /// group a moment after the kernel makes it, so that is said only when it lasts.
+    var deniedSince: Double?
 
     init(settings: Settings, ctx: AlarmContext, logger: Logger) throws {
         self.settings = settings
@@ -93,19 +97,30 @@ final class ButtonReader {
     /// Opens and grabs the device when it is there; otherwise says so (once) and waits.
     func openDevice() {
         guard let path = InputDevices.resolve(settings.device, among: InputDevices.list()) else {
-            absent(
-                settings.device.map { "no input device named '\($0)'" }
-                    ?? "no gpio-keys input device (set button_device in alarm.conf to use another)")
+            absent(absenceMessage)
             return
         }
         let opened: InputDevice
         do {
             opened = try InputDevice(path: path)
             try opened.grab()
+        } catch let error as SystemError where error.errno == EACCES {
+            let now = MonotonicClock.now
+            let since = deniedSince ?? now
+            deniedSince = since
+            if now - since < Self.udevGrace {
+                logger.debug(
+                    "\(path) is not readable yet (\(error)): udev may not have given it its group; trying again")
+                try? retryTimer.arm(after: .milliseconds(250))
+                return
+            }
+            absent("\(path) cannot be used: \(error) (is alarm-button in the group input?)")
+            return
         } catch {
             absent("\(path) cannot be used: \(error)")
             return
         }
+        deniedSince = nil
         do {
             deviceToken = try loop.register(opened.descriptor, name: path) { [unowned self] _ in readDevice() }
         } catch {
@@ -135,12 +150,22 @@ final class ButtonReader {
         }
     }
 
+    /// What is said when no device matches `button_device`.
+    var absenceMessage: String {
+        settings.device.map { "no input device named '\($0)'" }
+            ?? "no gpio-keys input device (set button_device in alarm.conf to use another)"
+    }
+
+    /// How long a new node may stay unreadable before that is worth a warning.
+    static let udevGrace = 3.0
+
     /// The device is not there (or not usable): logged once, looked for again later.
     func absent(_ why: String) {
         if lastAbsence != why {
             logger.warning("\(why); waiting for it")
             lastAbsence = why
         }
+        deniedSince = nil
         try? retryTimer.arm(after: .milliseconds(Int64(settings.retry * 1000)))
     }
 
@@ -169,7 +194,8 @@ final class ButtonReader {
         device = nil
         try? pressTimer.disarm()
         logger.warning("\(gone.path) (\"\(gone.name)\") is gone; waiting for it to come back")
-        lastAbsence = nil
+        // Said: its absence is not said again until something else is wrong.
+        lastAbsence = absenceMessage
         openDevice()
     }
 
