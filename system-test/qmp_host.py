@@ -11,6 +11,10 @@ The guest writes OUT_DIR/qmp-N.req (N = 1, 2, ...), one line:
     key QCODE SECONDS     the key down, held SECONDS, up (QCODE as QMP names keys: ret, a, f13)
     unplug                device_del of the keyboard, until qemu says DEVICE_DELETED
     plug                  device_add of it again, on the same controller
+    powerdown             system_powerdown: on the arm64 virt machine (booted with its device
+                          tree) a 100 ms pulse on the PL061 GPIO line of its gpio-keys node,
+                          KEY_POWER through the kernel's gpio-keys driver, as the Pi's gpio-key
+                          overlay sends a key
 and this answers OUT_DIR/qmp-N.done: "ok", or "error ..." with what qemu said.
 """
 import json, os, socket, sys, time
@@ -85,6 +89,8 @@ while time.time() < deadline:
             sock.settimeout(None)
         elif words[0] == "plug":
             execute("device_add", DEVICE)
+        elif words[0] == "powerdown":
+            execute("system_powerdown")
         else:
             raise RuntimeError("unknown request " + " ".join(words))
         answer = "ok"

@@ -17,7 +17,7 @@ btn() { # btn COMMAND...: one uinput.py command, waited for (up to 20 s)
     fail "uinput.py did not do '$*': $(tail -3 "$D/uinput.out")"
 }
 button_journal() { journalctl --no-pager -u alarm-button --since "@${1%.*}" 2> /dev/null; }
-grab_taken() { # grab_taken: EVIOCGRAB on the button's node fails with EBUSY (alarm-button holds it)
+grab_taken() { # grab_taken [NAME]: EVIOCGRAB on the button's node fails with EBUSY (alarm-button holds it)
     python3 -c '
 import errno, fcntl, os, sys
 blocks = open("/proc/bus/input/devices").read().split("\n\n")
@@ -29,7 +29,7 @@ try:
 except OSError as e:
     sys.exit(0 if e.errno == errno.EBUSY else 2)
 sys.exit(1)
-' "$BUTTON_NAME"
+' "${1:-$BUTTON_NAME}"
 }
 # replug_quiet SINCE WHAT: after an unplug and replug, the journal said "is gone" once and
 # nothing more about the absence (no "no input device named" after it), and no "cannot be used":
@@ -66,6 +66,38 @@ button_denied() {
     wait "$maker" 2> /dev/null
     rm -f "$cmd" "$rules"
     udevadm control --reload
+}
+# The gpio-keys driver, as the Pi's gpio-key overlay uses it: qemu's arm64 virt machine, booted
+# with its device tree, has a gpio-keys node (KEY_POWER on a PL061 GPIO line; system_powerdown
+# pulses it for 100 ms). With no button_device and no button_keys (the guide's defaults),
+# alarm-button takes that device, warns about KEY_POWER, holds it (so systemd-logind, when it
+# runs, does not power the guest off) and a pulse snoozes. amd64's power button is ACPI's: no
+# gpio-keys device there, said as a note.
+button_gpio() {
+    if ! grep -q 'P: Phys=gpio-keys/' /proc/bus/input/devices; then
+        note "no gpio-keys input device in this guest ($(uname -m)): the gpio-keys path is proven in the arm64 guest"
+        return
+    fi
+    local name
+    name=$(grep -B1 'P: Phys=gpio-keys/' /proc/bus/input/devices | sed -n 's/^N: Name="\(.*\)"$/\1/p' | head -1)
+    sed -i '/^button_device = /d; /^button_keys = /d' /etc/alarm/alarm.conf
+    local t0=$EPOCHREALTIME
+    systemctl restart alarm-button
+    wait_for 20 bash -c "journalctl --no-pager -u alarm-button --since @${t0%.*} | grep -q 'using /dev/input/event.*gpio-keys'" ||
+        { fail "alarm-button (no button_device) did not take the gpio-keys device '$name': $(button_journal "$t0" | tail -3)"; return; }
+    button_journal "$t0" | grep -q "sends KEY_POWER" || fail "no KEY_POWER warning for the gpio-keys device: $(button_journal "$t0" | tail -3)"
+    grab_taken "$name" || fail "the gpio-keys device is not held by alarm-button alone"
+    local logind
+    logind=$(systemctl is-active systemd-logind 2> /dev/null || true)
+    run_alarm member gpioring ring
+    wait_state ringing 20 || { fail "alarm ring did not ring (gpio-keys)"; return; }
+    host_key powerdown || return
+    wait_state snoozed 5 || fail "a gpio-keys press (system_powerdown's pulse) did not snooze: $(state); $(button_journal "$t0" | tail -3)"
+    button_journal "$t0" | grep -q 'press: snooze' || fail "the journal does not say the gpio-keys press snoozed"
+    run_alarm member gpiostop stop
+    sleep 2
+    case "$(systemctl is-system-running 2> /dev/null)" in stopping) fail "the guest is shutting down after KEY_POWER" ;; esac
+    note "gpio-keys ('$name', $(grep -A1 "N: Name=\"$name\"" /proc/bus/input/devices | sed -n 's/^P: Phys=//p')): found with no button_device, KEY_POWER pulse snoozed, held from systemd-logind ($logind)"
 }
 USB_NAME="QEMU QEMU USB Keyboard"
 QMP_N=0
@@ -205,6 +237,7 @@ sc_button() {
     run_alarm member stopagain stop
 
     button_denied
+    button_gpio
     button_usb
     button_journal "$t0" > "$D/button-journal.txt"
     exec 7>&-
