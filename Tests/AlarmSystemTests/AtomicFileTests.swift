@@ -33,6 +33,33 @@ func temporaryDirectory() throws -> String {
         #expect(try AtomicFile.read(dir + "/big") == bytes)
     }
 
+    @Test func aMappedFileGivesTheBytesReadGives() throws {
+        let dir = try temporaryDirectory()
+        let bytes = (0..<300_001).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try AtomicFile.write(bytes, to: dir + "/big")
+        #expect(try AtomicFile.withMapped(dir + "/big") { $0.map(Array.init) } == bytes)
+        // Absent: nil; empty (nothing to map): no bytes; a FIFO is read, not mapped.
+        #expect(try AtomicFile.withMapped(dir + "/nothing") { $0 == nil })
+        try AtomicFile.write([], to: dir + "/empty")
+        #expect(try AtomicFile.withMapped(dir + "/empty") { $0.map(Array.init) } == [])
+        #expect(mkfifo(dir + "/fifo", 0o600) == 0)
+        let writer = Thread {
+            let fd = open(dir + "/fifo", O_WRONLY)
+            _ = "piped".withCString { write(fd, $0, 5) }
+            close(fd)
+        }
+        writer.start()
+        #expect(try AtomicFile.withMapped(dir + "/fifo") { $0.map(Array.init) } == Array("piped".utf8))
+        // A file replaced (by rename, as every write here) while mapped: the mapping keeps
+        // the version it had.
+        try AtomicFile.write(Array("old".utf8), to: dir + "/swap")
+        let seen = try AtomicFile.withMapped(dir + "/swap") { buffer -> [UInt8] in
+            try AtomicFile.write(Array("new content".utf8), to: dir + "/swap")
+            return Array(buffer!)
+        }
+        #expect(seen == Array("old".utf8))
+    }
+
     @Test func noTemporaryFilesAreLeftBehind() throws {
         let dir = try temporaryDirectory()
         for i in 0..<5 { try AtomicFile.write(Array("\(i)".utf8), to: dir + "/state.json") }

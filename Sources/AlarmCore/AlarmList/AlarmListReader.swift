@@ -34,6 +34,21 @@ public enum AlarmListReader {
         try decode(bytes, reuse: nil)
     }
 
+    /// Decodes a whole list from memory the caller holds (a mapped file).
+    public static func decode(buffer: UnsafeBufferPointer<UInt8>) throws(AlarmListProblem) -> [Alarm] {
+        var reader = Reader(JSONScanner(buffer))
+        let alarms: [Alarm]
+        do throws(JSONSyntaxError) {
+            // No closures: `list` reads only the buffer (its `bytes` are for their slices).
+            alarms = try reader.list(bytes: [], reuse: nil, known: nil, decoded: nil)
+        } catch {
+            let (line, column) = reader.s.location(of: error.offset)
+            throw AlarmListProblem(message: error.message, path: nil, line: line, column: column)
+        }
+        if let problem = reader.problem { throw problem }
+        return alarms
+    }
+
     /// Decodes a whole list; for each element, `reuse` is first offered its bytes (the object,
     /// braces included) and the alarm it returns is taken without decoding them. `decoded` is
     /// told each element's bytes and alarm, reused or not.

@@ -43,7 +43,11 @@ public final class AlarmStore: Sendable {
 
     /// The stored alarms; empty when there is no file yet.
     public func load() throws -> [Alarm] {
-        try Self.decode(try AtomicFile.read(path), path: path)
+        try AtomicFile.withMapped(path) { buffer in
+            // As `decode(_:path:)`, from the mapped file rather than a copy.
+            guard let buffer, buffer.contains(where: { !" \n\r\t".utf8.contains($0) }) else { return [] }
+            return try Self.checked(path: path) { () throws(AlarmListProblem) in try AlarmListReader.decode(buffer: buffer) }
+        }
     }
 
     /// Runs `body` on the stored list under the lock and writes the result back if it changed.
@@ -206,9 +210,14 @@ public final class AlarmStore: Sendable {
         _ bytes: [UInt8]?, path: String, read: ([UInt8]) throws(AlarmListProblem) -> [Alarm]
     ) throws -> [Alarm] {
         guard let bytes, bytes.contains(where: { !" \n\r\t".utf8.contains($0) }) else { return [] }
+        return try checked(path: path) { () throws(AlarmListProblem) in try read(bytes) }
+    }
+
+    /// The alarms `read` returns, its problem said as the store's, and their ids checked.
+    private static func checked(path: String, _ read: () throws(AlarmListProblem) -> [Alarm]) throws -> [Alarm] {
         let alarms: [Alarm]
         do {
-            alarms = try read(bytes)
+            alarms = try read()
         } catch {
             throw StoreError(
                 path: path,
