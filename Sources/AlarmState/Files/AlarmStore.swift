@@ -46,7 +46,9 @@ public final class AlarmStore: Sendable {
         try AtomicFile.withMapped(path) { buffer in
             // As `decode(_:path:)`, from the mapped file rather than a copy.
             guard let buffer, buffer.contains(where: { !" \n\r\t".utf8.contains($0) }) else { return [] }
-            return try Self.checked(path: path) { () throws(AlarmListProblem) in try AlarmListReader.decode(buffer: buffer) }
+            return try Self.checked(path: path) { () throws(AlarmListProblem) in
+                try AlarmListReader.decode(buffer: buffer)
+            }
         }
     }
 
