@@ -36,17 +36,8 @@ public enum AlarmListReader {
 
     /// Decodes a whole list from memory the caller holds (a mapped file).
     public static func decode(buffer: UnsafeBufferPointer<UInt8>) throws(AlarmListProblem) -> [Alarm] {
-        var reader = Reader(JSONScanner(buffer))
-        let alarms: [Alarm]
-        do throws(JSONSyntaxError) {
-            // No closures: `list` reads only the buffer (its `bytes` are for their slices).
-            alarms = try reader.list(bytes: [], reuse: nil, known: nil, decoded: nil)
-        } catch {
-            let (line, column) = reader.s.location(of: error.offset)
-            throw AlarmListProblem(message: error.message, path: nil, line: line, column: column)
-        }
-        if let problem = reader.problem { throw problem }
-        return alarms
+        // No closures: `list` reads only the buffer (its `bytes` are for their slices).
+        try read(buffer, bytes: [], reuse: nil, known: nil, decoded: nil).get()
     }
 
     /// Decodes a whole list; for each element, `reuse` is first offered its bytes (the object,
@@ -62,18 +53,26 @@ public enum AlarmListReader {
         known: ((ArraySlice<UInt8>) -> (alarm: Alarm, length: Int)?)? = nil,
         decoded: ((ArraySlice<UInt8>, Alarm) -> Void)? = nil
     ) throws(AlarmListProblem) -> [Alarm] {
-        let result: Result<[Alarm], AlarmListProblem> = bytes.withUnsafeBufferPointer { buffer in
-            var reader = Reader(JSONScanner(buffer))
-            do throws(JSONSyntaxError) {
-                let alarms = try reader.list(bytes: bytes, reuse: reuse, known: known, decoded: decoded)
-                if let problem = reader.problem { return .failure(problem) }
-                return .success(alarms)
-            } catch {
-                let (line, column) = reader.s.location(of: error.offset)
-                return .failure(AlarmListProblem(message: error.message, path: nil, line: line, column: column))
-            }
+        try bytes.withUnsafeBufferPointer { buffer in
+            read(buffer, bytes: bytes, reuse: reuse, known: known, decoded: decoded)
+        }.get()
+    }
+
+    /// The list in `buffer` (whose bytes `bytes` also holds when a closure is given), or its
+    /// first problem: a malformed document at its line and column, else a value that does not decode.
+    private static func read(
+        _ buffer: UnsafeBufferPointer<UInt8>, bytes: [UInt8], reuse: ((ArraySlice<UInt8>) -> Alarm?)?,
+        known: ((ArraySlice<UInt8>) -> (alarm: Alarm, length: Int)?)?, decoded: ((ArraySlice<UInt8>, Alarm) -> Void)?
+    ) -> Result<[Alarm], AlarmListProblem> {
+        var reader = Reader(JSONScanner(buffer))
+        do throws(JSONSyntaxError) {
+            let alarms = try reader.list(bytes: bytes, reuse: reuse, known: known, decoded: decoded)
+            if let problem = reader.problem { return .failure(problem) }
+            return .success(alarms)
+        } catch {
+            let (line, column) = reader.s.location(of: error.offset)
+            return .failure(AlarmListProblem(message: error.message, path: nil, line: line, column: column))
         }
-        return try result.get()
     }
 }
 

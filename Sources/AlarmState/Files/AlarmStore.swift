@@ -45,7 +45,7 @@ public final class AlarmStore: Sendable {
     public func load() throws -> [Alarm] {
         try AtomicFile.withMapped(path) { buffer in
             // As `decode(_:path:)`, from the mapped file rather than a copy.
-            guard let buffer, buffer.contains(where: { !" \n\r\t".utf8.contains($0) }) else { return [] }
+            guard let buffer, !Self.isBlank(buffer) else { return [] }
             return try Self.checked(path: path) { () throws(AlarmListProblem) in
                 try AlarmListReader.decode(buffer: buffer)
             }
@@ -211,8 +211,13 @@ public final class AlarmStore: Sendable {
     package static func decode(
         _ bytes: [UInt8]?, path: String, read: ([UInt8]) throws(AlarmListProblem) -> [Alarm]
     ) throws -> [Alarm] {
-        guard let bytes, bytes.contains(where: { !" \n\r\t".utf8.contains($0) }) else { return [] }
+        guard let bytes, !isBlank(bytes) else { return [] }
         return try checked(path: path) { () throws(AlarmListProblem) in try read(bytes) }
+    }
+
+    /// Nothing but JSON whitespace (or nothing at all): an empty list.
+    private static func isBlank(_ bytes: some Sequence<UInt8>) -> Bool {
+        bytes.allSatisfy { " \n\r\t".utf8.contains($0) }
     }
 
     /// The alarms `read` returns, its problem said as the store's, and their ids checked.
