@@ -139,6 +139,10 @@ let package = Package(
 // alarm-web: a binary of its own (the package `alarm-web`), its Hummingbird and SwiftNIO, its tests.
 if withWeb {
     package.products.append(.executable(name: "alarm-web", targets: ["alarm-web"]))
+    // bench/web.py's yardstick (issue #31): Hummingbird alone, answering alarm-web's recorded
+    // status response. Built for the bench only: scripts/install copies alarm-multicall and
+    // alarm-web by name, so no package ships it.
+    package.products.append(.executable(name: "alarm-web-baseline", targets: ["alarm-web-baseline"]))
     package.dependencies += [
         // Without its default traits: FullFoundation would link all of Foundation (ICU's 40 MB)
         // for URL-encoded forms, which alarm-web does not take.
@@ -174,6 +178,15 @@ if withWeb {
         .executableTarget(
             name: "alarm-web",
             dependencies: ["AlarmWeb", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(
+            name: "alarm-web-baseline",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // alarm-web's responder in process, as Hummingbird's router test framework calls it.
         .testTarget(
             name: "WebRouterTests",

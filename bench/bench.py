@@ -121,6 +121,7 @@ class Bench:
             return
         # As the package builds them (scripts/install): the Swift runtime linked in statically, so
         # what is timed is what a user runs, start-up included (no libswiftCore.so to load).
+        # Every product: alarm-web and alarm-web-baseline too (bench/web.py's), unless ALARM_WEB=0.
         log("building release binaries (swift build -c release --static-swift-stdlib)")
         t0 = time.monotonic()
         subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib"], cwd=ROOT, check=True)
