@@ -150,8 +150,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// An answer's head is written and its end not yet.
     private var answering = false
     private var closeAfterAnswer = false
+    /// The deadline for what the client sends (idle, head, body), and for the answer being
+    /// written: one scheduled wake-up for both, at the earliest; moving a deadline later
+    /// schedules nothing (the wake-up finds it not due and sleeps again), so a kept-alive
+    /// connection's requests cost no timer operations of their own.
+    private var readDeadline: (at: NIODeadline, reason: String?, answer: (Int, String)?)?
+    private var writeDeadline: NIODeadline?
     private var timer: Scheduled<Void>?
-    private var writeTimer: Scheduled<Void>?
+    private var timerAt: NIODeadline?
     /// Bytes of answers written to the pipeline and not yet handed to the kernel.
     private var unsent = 0
     /// Requests whose head arrived and whose answer has not ended.
@@ -200,10 +206,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        timer?.cancel()
-        timer = nil
-        writeTimer?.cancel()
-        writeTimer = nil
+        stopTimer()
         context.fireChannelInactive()
     }
 
@@ -250,8 +253,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             registry.set(context.channel, .answering)
             // The answer is being made (alarm-web may wait up to 10 s for alarmd): no deadline
             // until it is written.
-            timer?.cancel()
-            timer = nil
+            readDeadline = nil
         }
         context.fireChannelRead(data)
     }
@@ -285,10 +287,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             let written = context.eventLoop.makePromise(of: Void.self)
             written.futureResult.assumeIsolated().whenComplete { [self] result in
                 // All of it is with the kernel: the write deadline is met.
-                if case .success = result {
-                    writeTimer?.cancel()
-                    writeTimer = nil
-                }
+                if case .success = result { writeDeadline = nil }
                 promise?.completeWith(result)
             }
             if closeAfterAnswer {
@@ -399,8 +398,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func writeThenClose(context: ChannelHandlerContext, _ data: NIOAny, promise: EventLoopPromise<Void>?) {
         closing = true
-        timer?.cancel()
-        timer = nil
+        stopTimer()
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(data, promise: written)
         written.futureResult.assumeIsolated().whenComplete { result in
@@ -412,10 +410,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func close(context: ChannelHandlerContext, reason: String) {
         guard !closing else { return }
         closing = true
-        timer?.cancel()
-        timer = nil
-        writeTimer?.cancel()
-        writeTimer = nil
+        stopTimer()
         refusals.refused(address, reason)
         context.close(promise: nil)
     }
@@ -426,30 +421,56 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func arm(
         context: ChannelHandlerContext, after delay: TimeAmount, reason: String?, answer: (Int, String)? = nil
     ) {
-        timer?.cancel()
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) { [self] in
-            guard !closing else { return }
-            timer = nil
-            if let answer, !answering, context.channel.isWritable {
-                refusals.refused(address, "timed out: \(reason ?? "")")
-                let (status, message) = answer
-                refuse(context: context, status: status, message: message, log: false)
-                return
-            }
-            closing = true
-            if let reason { refusals.refused(address, "timed out: \(reason)") }
-            context.close(promise: nil)
-        }
+        readDeadline = (.now() + delay, reason, answer)
+        schedule(context: context)
     }
 
     /// The deadline for the answer being written: started at its head, met when its end is
     /// with the kernel.
     private func armWrite(context: ChannelHandlerContext) {
-        writeTimer?.cancel()
-        writeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: limits.write) { [self] in
-            writeTimer = nil
-            close(context: context, reason: "timed out: an answer not read within \(limits.write.seconds) s")
+        writeDeadline = .now() + limits.write
+        schedule(context: context)
+    }
+
+    /// Makes sure a wake-up is due no later than the earliest deadline.
+    private func schedule(context: ChannelHandlerContext) {
+        guard let next = [readDeadline?.at, writeDeadline].compactMap({ $0 }).min() else { return }
+        if let at = timerAt, at <= next { return }
+        timer?.cancel()
+        timerAt = next
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: next) { [self] in
+            timer = nil
+            timerAt = nil
+            wake(context: context)
         }
+    }
+
+    private func stopTimer() {
+        timer?.cancel()
+        timer = nil
+        timerAt = nil
+    }
+
+    private func wake(context: ChannelHandlerContext) {
+        guard !closing else { return }
+        let now = NIODeadline.now()
+        if let at = writeDeadline, at <= now {
+            close(context: context, reason: "timed out: an answer not read within \(limits.write.seconds) s")
+            return
+        }
+        if let due = readDeadline, due.at <= now {
+            readDeadline = nil
+            if let answer = due.answer, !answering, context.channel.isWritable {
+                refusals.refused(address, "timed out: \(due.reason ?? "")")
+                refuse(context: context, status: answer.0, message: answer.1, log: false)
+                return
+            }
+            closing = true
+            if let reason = due.reason { refusals.refused(address, "timed out: \(reason)") }
+            context.close(promise: nil)
+            return
+        }
+        schedule(context: context)
     }
 }
 

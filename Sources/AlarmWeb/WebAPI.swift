@@ -13,6 +13,8 @@ public struct WebAPI: Sendable {
     public let hosts: @Sendable () -> HostPolicy
     /// Where refusals are logged, rate-limited; nil: not logged (tests).
     public let refusals: SharedRefusalLog?
+    /// The last status answer (the page asks twice a second).
+    let statusCache = StatusCache()
     /// Bodies larger than this are refused with 413 (the server enforces it while reading).
     public static let maximumBody = 64 * 1024
 
@@ -61,6 +63,16 @@ public struct WebAPI: Sendable {
     }
 
     static func changesState(_ method: String) -> Bool { method != "GET" && method != "HEAD" }
+
+    /// Requests answered from memory and /run alone (the page's files, the status): no need for
+    /// the thread pool's hop.
+    static func isQuick(_ r: WebRequest) -> Bool {
+        guard r.method == "GET" || r.method == "HEAD" else { return false }
+        switch r.path {
+        case "/", "/app.js", "/app.css", "/api/openapi.json", "/api/status": return true
+        default: return false
+        }
+    }
 
     /// Sent with every response: no caching of alarms or tokens, no framing, no sniffing, no
     /// referrer, and a page that runs only its own script and style.
@@ -144,7 +156,7 @@ public struct WebAPI: Sendable {
 
     private func perform(_ route: APIRoute, _ r: WebRequest) throws -> WebResponse {
         switch route {
-        case .status: return .json(try actions.status())
+        case .status: return .json(try actions.status(cache: statusCache))
         case .alarms: return .json(try actions.alarms())
         case .alarm(let id): return .json(try actions.alarm(id: id))
         case .next: return .json(try actions.next())

@@ -79,7 +79,9 @@ public struct WebResponder: HTTPResponder {
                 + request.headers.map { ($0.name.canonicalName, $0.value) },
             body: Array(buffer: body), address: context.clientAddress)
         let api = self.api
-        let answer = try await pool.runIfActive { api.handle(web) }
+        // The status and the page's files read only memory and /run (tmpfs), never wait for
+        // alarmd: answered here. Everything else on the pool (it may wait up to 10 s).
+        let answer = WebAPI.isQuick(web) ? api.handle(web) : try await pool.runIfActive { api.handle(web) }
         if answer.trusted { registry.trust(context.channel) }
         return Self.response(answer, head: request.method == .head)
     }

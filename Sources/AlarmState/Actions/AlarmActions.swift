@@ -2,6 +2,7 @@ import AlarmAudio
 import AlarmCore
 import AlarmSystem
 import FoundationEssentials
+import Synchronization
 
 /// Why an action of `AlarmActions` did not happen, with the CLI's message for it.
 public struct ActionError: Error, CustomStringConvertible, Sendable {
@@ -44,8 +45,18 @@ public struct AlarmActions: Sendable {
 
     /// `alarm status --json`.
     public func status() throws -> String {
-        let ctx = self.ctx
-        return try statusJSON(ctx, running: daemonRunning(ctx).running)
+        // No context: the status needs no zone (resolving it read the environment and the
+        // zone link on every request of the phone's page, a sixth of alarm-web's time).
+        try statusJSON(config, running: daemonRunning(config).running)
+    }
+
+    /// `status()` through `cache`: status.json is read every time, and turned into the answer
+    /// again only when its bytes or alarmd's liveness changed (the phone's page asks twice a
+    /// second; alarmd rewrites the file when something happens).
+    public func status(cache: StatusCache) throws -> String {
+        let running = daemonRunning(config).running
+        let raw = try? Data(contentsOf: URL(fileURLWithPath: config.statusPath))
+        return try cache.answer(raw: raw, running: running) { try statusJSON(raw: raw, running: running) }
     }
 
     /// `alarm list --json`.
@@ -282,5 +293,19 @@ public struct AlarmActions: Sendable {
             throw ActionError(.badInput, "the body must be one alarm as a JSON object, not \(alarms.count)")
         }
         return alarms[0]
+    }
+}
+
+/// The last status answer and what it was made from, for `AlarmActions.status(cache:)`.
+public final class StatusCache: @unchecked Sendable {
+    private let last = Mutex<(raw: Data?, running: Bool, text: String)?>(nil)
+
+    public init() {}
+
+    func answer(raw: Data?, running: Bool, make: () throws -> String) rethrows -> String {
+        if let l = last.withLock({ $0 }), l.raw == raw, l.running == running { return l.text }
+        let text = try make()
+        last.withLock { $0 = (raw, running, text) }
+        return text
     }
 }

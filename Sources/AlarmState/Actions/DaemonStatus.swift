@@ -4,12 +4,15 @@ import FoundationEssentials
 
 /// Whether alarmd runs, as any user can tell: through the FIFO for its group, through the lock
 /// it holds while it lives for everyone else. `why` says why not.
-package func daemonRunning(_ ctx: AlarmContext) -> (running: Bool, why: String?) {
-    do { try ControlFIFO.probe(ctx.config.fifoPath) } catch ControlFIFOError.permissionDenied {
+package func daemonRunning(_ ctx: AlarmContext) -> (running: Bool, why: String?) { daemonRunning(ctx.config) }
+
+/// `daemonRunning` for a caller without a context (alarm-web's status: no zone needed).
+package func daemonRunning(_ config: Configuration) -> (running: Bool, why: String?) {
+    do { try ControlFIFO.probe(config.fifoPath) } catch ControlFIFOError.permissionDenied {
         // Not in the FIFO's group: this user may not command alarmd, but may still see it.
         // The FIFO stays after a crash, so whether alarmd runs is its lock, held while it lives.
-        if FileLock.isHeld(ctx.config.daemonLockPath) == false {
-            return (false, "alarmd is not running (nobody holds \(ctx.config.daemonLockPath))")
+        if FileLock.isHeld(config.daemonLockPath) == false {
+            return (false, "alarmd is not running (nobody holds \(config.daemonLockPath))")
         }
     } catch {
         return (false, "\(error)")
@@ -19,7 +22,15 @@ package func daemonRunning(_ ctx: AlarmContext) -> (running: Bool, why: String?)
 
 /// What `alarm status --json` prints: status.json as alarmd wrote it, with `running` added.
 package func statusJSON(_ ctx: AlarmContext, running: Bool) throws -> String {
-    let raw = try? Data(contentsOf: URL(fileURLWithPath: ctx.config.statusPath))
+    try statusJSON(ctx.config, running: running)
+}
+
+package func statusJSON(_ config: Configuration, running: Bool) throws -> String {
+    try statusJSON(raw: try? Data(contentsOf: URL(fileURLWithPath: config.statusPath)), running: running)
+}
+
+/// `statusJSON` of status.json's bytes as read.
+package func statusJSON(raw: Data?, running: Bool) throws -> String {
     var object: [String: JSONValue] = [:]
     if let raw, case .object(let o)? = try? JSONDecoder().decode(JSONValue.self, from: raw) { object = o }
     object["running"] = .bool(running)
