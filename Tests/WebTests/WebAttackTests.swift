@@ -324,6 +324,27 @@ import Testing
         #expect(!h.webLog.contains("evil.example"), "\(h.webLog)")
     }
 
+    /// web_memory_limit: over it, alarm-web closes connections (the owner's last) every second
+    /// and gives memory back. Set below its idle size here, so it sheds at once: 16 idle
+    /// connections are closed long before their 10 s idle deadline, and the owner is answered.
+    @Test func overItsMemoryLimitItShedsConnections() throws {
+        let h = try WebHarness(withDaemon: false, config: "web_memory_limit = 8M\n")
+        defer { h.shutdown() }
+        var held: [Int32] = []
+        defer { for fd in held { close(fd) } }
+        for _ in 0..<8 { held.append(try RawHTTP.connect(port: h.port, from: "127.0.0.60")) }
+        for _ in 0..<8 { held.append(try RawHTTP.connect(port: h.port, from: "127.0.0.61")) }
+        let started = Date()
+        #expect(h.wait(8) { held.allSatisfy { !isOpen($0, wait: 0) } }, "\(h.webLog.suffix(800))")
+        #expect(Date().timeIntervalSince(started) < 8)
+        #expect(
+            h.webLog.contains("is over web_memory_limit (8 MiB): connections closed to make room"),
+            "\(h.webLog.suffix(800))")
+        var owner = h.http
+        owner.source = "127.0.0.2"
+        #expect(try owner.get("/api/status").status == 200)
+    }
+
     /// IPv6: connections count by /64. alarm-web on [::] (IPv4 too): 40 connections from ::1 are
     /// one client, held to 16; the owner from 127.0.0.2 is answered meanwhile.
     @Test func ipv6AddressesCountByTheirSixtyFour() throws {
