@@ -61,7 +61,10 @@ public struct AlarmWebCommand: AsyncParsableCommand {
         var limits = ConnectionLimits()
         limits.perAddress = config.webConnectionsPerAddress
         limits.total = config.webConnections
-        let app = WebServer.application(api: api, listen: address, limits: limits, refusals: refusals, pool: pool) {
+        let app = WebServer.application(
+            api: api, listen: address, limits: limits, memoryLimit: config.webMemoryLimit, refusals: refusals,
+            pool: pool
+        ) {
             port in
             WebLog.info(
                 "listening on http://\(ListenAddress(host: address.host, port: port))/ (state \(config.stateDir), runtime \(config.runtimeDir))"

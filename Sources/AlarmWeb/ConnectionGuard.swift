@@ -10,19 +10,34 @@ import Synchronization
 
 /// How long a client may take, and how many connections it may hold: what keeps a device on the
 /// network from silencing alarm-web by holding its connections (slow headers, idle sockets,
-/// slow bodies). Every connection waits on SwiftNIO's event loops, costing a socket and a few
-/// hundred bytes, never a thread.
+/// slow bodies, answers it never reads). Every connection waits on SwiftNIO's event loops,
+/// costing a socket and a few hundred bytes, never a thread.
 public struct ConnectionLimits: Sendable {
     /// From connecting, or from the end of the last answer on a kept-alive connection, until
-    /// the first byte of a request.
+    /// the first byte of a request; shorter as the server fills (`ConnectionRegistry.idleTimeout`).
     public var idle: TimeAmount = .seconds(10)
     /// From a connection's first byte until its request head is complete.
     public var head: TimeAmount = .seconds(5)
     /// From the request head until the end of its body.
     public var body: TimeAmount = .seconds(10)
-    /// Open connections from one client address; one more is closed at once, unread.
+    /// From the start of an answer until all of it is handed to the kernel: a client that does
+    /// not read its answers is closed then.
+    public var write: TimeAmount = .seconds(10)
+    /// Bytes of answers one connection may have waiting in alarm-web (the socket's own buffer
+    /// is `sendBuffer`) when another answer starts: past it, the connection closes. One answer
+    /// is never cut short for its size (a long alarm list).
+    public var maximumUnsent = 64 * 1024
+    /// The kernel's send buffer of each connection (SO_SNDBUF): what a client that does not
+    /// read can make the kernel hold for it (the default grows to megabytes).
+    public var sendBuffer = 64 * 1024
+    /// Requests one connection may send ahead of their answers (HTTP/1.1 pipelining; browsers
+    /// send one at a time): one more closes it.
+    public var maximumPipelined = 8
+    /// Open connections from one client address (IPv6: one /64); one more is closed at once,
+    /// unread.
     public var perAddress = 16
-    /// Open connections in all; at the limit the server stops accepting until one closes.
+    /// Open connections in all; at the limit the one that has waited longest for a request is
+    /// closed to make room for a new one (`ConnectionRegistry`).
     public var total = 512
     /// A request head larger than this is refused (400).
     public var maximumHead = 16 * 1024
@@ -30,36 +45,11 @@ public struct ConnectionLimits: Sendable {
     public init() {}
 }
 
-/// The open connections per client address, shared by the event loops.
-final class ConnectionTable: @unchecked Sendable {
-    private let counts = Mutex<[String: Int]>([:])
-    let perAddress: Int
-
-    init(perAddress: Int) { self.perAddress = perAddress }
-
-    /// False, counting nothing, when `address` already has `perAddress` connections.
-    func enter(_ address: String) -> Bool {
-        counts.withLock { counts in
-            let n = counts[address, default: 0]
-            guard n < perAddress else { return false }
-            counts[address] = n + 1
-            return true
-        }
-    }
-
-    func leave(_ address: String) {
-        counts.withLock { counts in
-            let n = counts[address, default: 1] - 1
-            counts[address] = n > 0 ? n : nil
-        }
-    }
-}
-
-/// The total cap, as Hummingbird asks for it: the server channel stops accepting at `total`
-/// open connections (they wait in the kernel's backlog, unread), and the first refusal in a
-/// minute is logged.
+/// Hummingbird's stop on accepting, kept only as a backstop for file descriptors: the server
+/// makes room at `total` (`ConnectionRegistry.admit`), and stops accepting only when a quarter
+/// more are still closing.
 struct TotalConnections: AvailableConnectionsDelegate {
-    let total: Int
+    let ceiling: Int
     let refusals: SharedRefusalLog
     var open = 0
 
@@ -67,8 +57,8 @@ struct TotalConnections: AvailableConnectionsDelegate {
     mutating func connectionClosed() { open -= 1 }
 
     func isAcceptingNewConnections() -> Bool {
-        guard open < total else {
-            refusals.refused("any address", "\(total) connections are open: not accepting more until one closes")
+        guard open < ceiling else {
+            refusals.refused("any address", "\(ceiling) sockets are open: not accepting until one closes")
             return false
         }
         return true
@@ -83,6 +73,29 @@ final class ConnectionState {
     /// coding, 501, from other malformed requests, 400, when the parser refuses one).
     var headText: [UInt8] = []
     var headComplete = false
+    /// What `HeadInspector` found wrong with each head the guard has not seen yet (status and
+    /// message), or nil, in order (pipelined heads may pass it before the guard sees the first).
+    var headRefusals: [(Int, String)?] = []
+}
+
+/// Before HTTP types: sees each request head as HTTP/1 sent it (its target, its
+/// Transfer-Encoding) and leaves `ConnectionGuard` the verdict.
+final class HeadInspector: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    let state: ConnectionState
+
+    init(state: ConnectionState) { self.state = state }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let head) = unwrapInboundIn(data) {
+            state.headRefusals.append(
+                ConnectionGuard.refusal(
+                    target: head.uri,
+                    transferEncoding: head.headers[canonicalForm: "transfer-encoding"].map(String.init)))
+        }
+        context.fireChannelRead(data)
+    }
 }
 
 /// At the front of a connection's pipeline: sees the raw bytes, to start the head deadline at
@@ -113,10 +126,12 @@ final class RequestBytesWatcher: ChannelInboundHandler, RemovableChannelHandler 
     }
 }
 
-/// One per connection, after HTTP decoding: enforces the deadlines,
-/// answers a request the parser refused with a JSON error and closes, and closes a connection
-/// after an answer that says `Connection: close` (413, refusals) instead of reading on for a
-/// client that was refused.
+/// One per connection, after HTTP decoding: enforces the deadlines of both directions, tells
+/// the registry where the connection is (for making room and for "whole requests only"),
+/// answers a request the parser refused (or one it lets through that alarm-web does not take:
+/// a transfer coding besides chunked, an absolute-form target) with a JSON error and closes, and
+/// closes a connection after an answer that says `Connection: close` (413, refusals) instead of
+/// reading on for a client that was refused.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -125,17 +140,29 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     let limits: ConnectionLimits
     let refusals: SharedRefusalLog
+    let registry: ConnectionRegistry
     let state = ConnectionState()
     private var address = "unknown"
+    private var channel: (any Channel)?
     private var started = false
     private var closing = false
     private var requestOpen = false
+    /// An answer's head is written and its end not yet.
+    private var answering = false
     private var closeAfterAnswer = false
     private var timer: Scheduled<Void>?
+    private var writeTimer: Scheduled<Void>?
+    /// Bytes of answers written to the pipeline and not yet handed to the kernel.
+    private var unsent = 0
+    /// Requests whose head arrived and whose answer has not ended.
+    private var waiting = 0
+    /// A refused head pipelined behind answers still to be written: refused after them.
+    private var refusalAfterAnswers: (Int, String)?
 
-    init(limits: ConnectionLimits, refusals: SharedRefusalLog) {
+    init(limits: ConnectionLimits, refusals: SharedRefusalLog, registry: ConnectionRegistry) {
         self.limits = limits
         self.refusals = refusals
+        self.registry = registry
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -144,7 +171,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             let (guardHandler, context) = loopBound.value
             guardHandler.requestStarted(context: context)
         }
+        // Pipelined requests are read only as fast as their answers leave: no reading while the
+        // channel is not writable (the client is not taking what it asked for).
+        try? context.pipeline.syncOperations.addHandler(BackPressureHandler(), position: .first)
         try? context.pipeline.syncOperations.addHandler(watcher, position: .first)
+        // The request line and Transfer-Encoding as sent, which HTTP types no longer show.
+        if let decoder = try? context.pipeline.syncOperations.handler(
+            type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+        {
+            try? context.pipeline.syncOperations.addHandler(HeadInspector(state: state), position: .after(decoder))
+        }
         if context.channel.isActive { start(context: context) }
     }
 
@@ -156,21 +192,25 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func start(context: ChannelHandlerContext) {
         guard !started else { return }
         started = true
+        channel = context.channel
         address = context.channel.remoteAddress?.ipAddress.map(HostPolicy.normalized) ?? "unknown"
         arm(
-            context: context, after: limits.idle,
-            reason: "sent no request within \(limits.idle.seconds) s of connecting")
+            context: context, after: registry.idleTimeout(),
+            reason: "sent no request within \(registry.idleTimeout().seconds) s of connecting")
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
+        writeTimer?.cancel()
+        writeTimer = nil
         context.fireChannelInactive()
     }
 
     /// The first byte of a request: its head must be complete within `limits.head`.
     func requestStarted(context: ChannelHandlerContext) {
         guard !closing else { return }
+        registry.set(context.channel, .head)
         arm(context: context, after: limits.head, reason: "request head not complete within \(limits.head.seconds) s")
     }
 
@@ -179,15 +219,37 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head:
             state.headComplete = true
+            waiting += 1
+            guard waiting <= limits.maximumPipelined else {
+                close(
+                    context: context,
+                    reason: "more than \(limits.maximumPipelined) requests sent ahead of their answers")
+                return
+            }
+            if let (status, message) = state.headRefusals.isEmpty ? nil : state.headRefusals.removeFirst() {
+                // Pipelined behind requests still being answered: their answers first, in order.
+                if waiting > 1 {
+                    refusalAfterAnswers = (status, message)
+                    closing = true
+                } else {
+                    refuse(context: context, status: status, message: message)
+                }
+                return
+            }
             requestOpen = true
+            registry.set(context.channel, .body)
             arm(
                 context: context, after: limits.body,
-                reason: "request body not complete within \(limits.body.seconds) s")
+                reason: "request body not complete within \(limits.body.seconds) s",
+                answer: (408, "the request body did not arrive within \(limits.body.seconds) s"))
         case .body:
             break
         case .end:
             requestOpen = false
-            // The answer is being made (alarm-web may wait up to 10 s for alarmd): no deadline.
+            registry.requestEnded(context.channel)
+            registry.set(context.channel, .answering)
+            // The answer is being made (alarm-web may wait up to 10 s for alarmd): no deadline
+            // until it is written.
             timer?.cancel()
             timer = nil
         }
@@ -195,25 +257,60 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let part = unwrapOutboundIn(data)
-        switch part {
+        switch unwrapOutboundIn(data) {
         case .head(let response):
-            if response.headerFields[.connection]?.lowercased() == "close" { closeAfterAnswer = true }
-            context.write(data, promise: promise)
-        case .body:
-            context.write(data, promise: promise)
-        case .end:
-            if closeAfterAnswer {
-                writeThenClose(context: context, data, promise: promise)
+            // One answer is written however large; another (pipelined) one only while less
+            // than `maximumUnsent` of the earlier ones waits for the client.
+            guard unsent <= limits.maximumUnsent else {
+                promise?.fail(ChannelError.ioOnClosedChannel)
+                close(context: context, reason: "more than \(limits.maximumUnsent / 1024) KiB of answers unread")
                 return
             }
+            if response.headerFields[.connection]?.lowercased() == "close" { closeAfterAnswer = true }
+            answering = true
+            armWrite(context: context)
             context.write(data, promise: promise)
+        case .body(let buffer):
+            let n = buffer.readableBytes
+            unsent += n
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.assumeIsolated().whenComplete { [self] result in
+                unsent -= n
+                promise?.completeWith(result)
+            }
+            context.write(data, promise: written)
+        case .end:
+            answering = false
+            waiting = max(waiting - 1, 0)
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.assumeIsolated().whenComplete { [self] result in
+                // All of it is with the kernel: the write deadline is met.
+                if case .success = result {
+                    writeTimer?.cancel()
+                    writeTimer = nil
+                }
+                promise?.completeWith(result)
+            }
+            if closeAfterAnswer {
+                writeThenClose(context: context, data, promise: written)
+                return
+            }
+            if let (status, message) = refusalAfterAnswers, waiting <= 1 {
+                refusalAfterAnswers = nil
+                context.write(data, promise: written)
+                refuse(context: context, status: status, message: message)
+                return
+            }
+            context.write(data, promise: written)
             state.bytesSinceAnswer = false
             state.headText = []
             state.headComplete = false
-            // A kept-alive connection waits for its next request; one whose body is still
-            // coming (answered early) keeps the body deadline.
-            if !requestOpen { arm(context: context, after: limits.idle, reason: nil) }
+            // A kept-alive connection waits for its next request (less long when the server is
+            // filling up); one whose body is still coming (answered early) keeps the body deadline.
+            if !requestOpen {
+                registry.set(context.channel, .idle)
+                arm(context: context, after: registry.idleTimeout(), reason: nil)
+            }
         }
     }
 
@@ -226,14 +323,20 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         guard !closing else { return }
         if case .invalidEOFState = parse, requestOpen {
-            // The client stopped sending mid-request (half-closed): the request being answered
-            // (a 413 for a body declared too large) is answered, then the connection closes.
+            // The client stopped sending mid-request (half-closed): the responder sees that the
+            // request did not arrive whole and answers 408 without acting on it; then this
+            // connection closes.
             closeAfterAnswer = true
             arm(context: context, after: .seconds(2), reason: "the client stopped sending mid-request")
             return
         }
         let (status, message) = Self.answer(to: parse, headText: state.headText, limits: limits)
-        refusals.refused(address, "malformed request (\(status))", detail: message)
+        refuse(context: context, status: status, message: message)
+    }
+
+    /// Answers `status` with `message` as JSON, logs the refusal, and closes.
+    private func refuse(context: ChannelHandlerContext, status: Int, message: String, log: Bool = true) {
+        if log { refusals.refused(address, "malformed request (\(status))", detail: message) }
         var fields = HTTPFields()
         fields[.contentType] = "application/json; charset=utf-8"
         fields[.connection] = "close"
@@ -245,6 +348,21 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             wrapOutboundOut(.head(HTTPResponse(status: .init(code: status), headerFields: fields))), promise: nil)
         context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
         writeThenClose(context: context, wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    /// Why alarm-web refuses a head the parser accepted, or nil: a transfer coding other than
+    /// chunked alone (RFC 9112 puts chunked last; alarm-web decodes nothing else: 501), or a
+    /// target that is not a path (absolute form names a host of its own, which the Host check
+    /// would not judge: 400).
+    static func refusal(target: String, transferEncoding: [String]) -> (Int, String)? {
+        if !target.hasPrefix("/") && target != "*" {
+            return (400, "the request target must be a path (absolute form is not accepted)")
+        }
+        let codings = transferEncoding.flatMap { $0.split(separator: ",") }.map { $0.trimmingBlanks().lowercased() }
+        if !codings.isEmpty && codings != ["chunked"] {
+            return (501, "only the chunked transfer coding is understood")
+        }
+        return nil
     }
 
     static func answer(to error: HTTPParserError, headText: [UInt8], limits: ConnectionLimits) -> (Int, String) {
@@ -291,16 +409,46 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// One deadline at a time: when it passes the connection closes, and (for `reason`) the
-    /// refusal is logged. Nil reason: a kept-alive connection nobody uses, closed quietly.
-    private func arm(context: ChannelHandlerContext, after delay: TimeAmount, reason: String?) {
+    private func close(context: ChannelHandlerContext, reason: String) {
+        guard !closing else { return }
+        closing = true
+        timer?.cancel()
+        timer = nil
+        writeTimer?.cancel()
+        writeTimer = nil
+        refusals.refused(address, reason)
+        context.close(promise: nil)
+    }
+
+    /// One deadline at a time for what the client sends: when it passes the connection closes,
+    /// and (for `reason`) the refusal is logged, after `answer` when one can still be sent. Nil
+    /// reason: a kept-alive connection nobody uses, closed quietly.
+    private func arm(
+        context: ChannelHandlerContext, after delay: TimeAmount, reason: String?, answer: (Int, String)? = nil
+    ) {
         timer?.cancel()
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) { [self] in
             guard !closing else { return }
-            closing = true
             timer = nil
+            if let answer, !answering, context.channel.isWritable {
+                refusals.refused(address, "timed out: \(reason ?? "")")
+                let (status, message) = answer
+                refuse(context: context, status: status, message: message, log: false)
+                return
+            }
+            closing = true
             if let reason { refusals.refused(address, "timed out: \(reason)") }
             context.close(promise: nil)
+        }
+    }
+
+    /// The deadline for the answer being written: started at its head, met when its end is
+    /// with the kernel.
+    private func armWrite(context: ChannelHandlerContext) {
+        writeTimer?.cancel()
+        writeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: limits.write) { [self] in
+            writeTimer = nil
+            close(context: context, reason: "timed out: an answer not read within \(limits.write.seconds) s")
         }
     }
 }
@@ -309,15 +457,16 @@ extension TimeAmount {
     var seconds: Int64 { nanoseconds / 1_000_000_000 }
 }
 
-/// Hummingbird's HTTP/1.1 child channel behind the per-address cap. A connection over the cap
-/// is closed on its event loop before any HTTP handler, buffer or Swift task is made for it:
-/// an attacker reopening a thousand refused connections a second then costs the server a
-/// close each, and the owner's requests do not queue behind their setup (0.3 to 0.4 s a
-/// burst when the cap was checked inside the HTTP pipeline).
+/// Hummingbird's HTTP/1.1 child channel behind the registry's admission. A connection over the
+/// per-address cap is closed on its event loop before any HTTP handler, buffer or Swift task is
+/// made for it: an attacker reopening a thousand refused connections a second then costs the
+/// server a close each, and the owner's requests do not queue behind their setup (0.3 to 0.4 s a
+/// burst when the cap was checked inside the HTTP pipeline). At the total, the connection that
+/// has waited longest for a request is closed to make room (`ConnectionRegistry`).
 struct GuardedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let http1: HTTP1Channel
-    let table: ConnectionTable
+    let registry: ConnectionRegistry
     let refusals: SharedRefusalLog
 
     /// Why `setup` fails for a connection it closed (Hummingbird then starts nothing for it).
@@ -325,12 +474,33 @@ struct GuardedHTTP1Channel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let address = channel.remoteAddress?.ipAddress.map(HostPolicy.normalized) ?? "unknown"
-        guard table.enter(address) else {
-            refusals.refused(address, "more than \(table.perAddress) connections from this address: closed unread")
+        let (admission, evicted) = registry.admit(channel, address: address)
+        if let evicted {
+            evicted.channel.close(promise: nil)
+            refusals.refused(
+                evicted.group,
+                "closed to make room: \(registry.limits.total) connections were open, and this one had waited longest for a request"
+            )
+        }
+        switch admission {
+        case .admitted:
+            break
+        case .overAddressCap:
+            refusals.refused(
+                address, "more than \(registry.limits.perAddress) connections from this address: closed unread")
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(Refused())
+        case .full:
+            refusals.refused(
+                address, "\(registry.limits.total) connections are open, all being answered: closed unread")
             channel.close(promise: nil)
             return channel.eventLoop.makeFailedFuture(Refused())
         }
-        channel.closeFuture.whenComplete { _ in table.leave(address) }
+        channel.closeFuture.whenComplete { _ in registry.leave(channel) }
+        // What the kernel may hold for a client that does not read (its default grows to MBs).
+        if let options = channel.syncOptions {
+            try? options.setOption(ChannelOptions.socketOption(.so_sndbuf), value: registry.limits.sendBuffer)
+        }
         return http1.setup(channel: channel, logger: logger).flatMapErrorThrowing { error in
             channel.close(promise: nil)
             throw error

@@ -14,7 +14,7 @@ extension WebAPI {
         case "GET", "DELETE":
             switch gate.check(Self.credentials(r), changesState: r.method == "DELETE", address: r.address) {
             case .allowed(.session(let s)):
-                if r.method == "GET" { return .json("{\"csrf\": \(JSONText.string(s.csrf))}") }
+                if r.method == "GET" { return .json("{\"csrf\": \(JSONText.string(s.csrf))}").trusting() }
                 gate.signOut(sessionID: s.id)
                 return .json("{\"signed_out\": true}", headers: [("Set-Cookie", Self.cookie(value: "", maxAge: 0))])
             case .allowed(.token):
@@ -55,10 +55,10 @@ extension WebAPI {
         case .success(let s):
             return .json(
                 "{\"csrf\": \(JSONText.string(s.csrf))}",
-                headers: [("Set-Cookie", Self.cookie(value: s.id, maxAge: Int(gate.sessionLifetime)))])
+                headers: [("Set-Cookie", Self.cookie(value: s.id, maxAge: Int(gate.sessionLifetime)))]
+            ).trusting()
         case .failure(.wrongToken):
-            WebLog.notice("failed sign-in from \(r.address)")
-            return .error(401, "wrong token (alarm web-token prints it)")
+            return .error(401, "wrong token (alarm web-token prints it)").refused("failed sign-in")
         case .failure(.tooManyFailures(let seconds)):
             return Self.tooManyFailures(r, retryAfter: seconds)
         case .failure(.unavailable(let why)):

@@ -48,7 +48,9 @@ public struct WebAPI: Sendable {
             return WebResponse.error(
                 421,
                 "this server does not answer to the name '\(RefusalLog.printable(host))' (a name of your own goes into web_hosts in alarm.conf)"
-            ).refused("wrong Host", detail: host)
+                // The log names the refusal, not the client's text (a log line is not a place for
+                // whatever a device on the network chose to write).
+            ).refused("wrong Host")
         case .crossOrigin(let origin):
             return WebResponse.error(
                 403,
@@ -98,13 +100,16 @@ public struct WebAPI: Sendable {
                 headers: [("Allow", allowed.joined(separator: ", "))])
         }
         if let refused = authorize(r) { return refused }
+        var answer: WebResponse
         do {
-            return try perform(route, r)
+            answer = try perform(route, r)
         } catch let e as ActionError {
-            return .error(Self.status(e.kind), e.description)
+            answer = .error(Self.status(e.kind), e.description)
         } catch {
-            return .error(500, "\(error)")
+            answer = .error(500, "\(error)")
         }
+        answer.trusted = true
+        return answer
     }
 
     /// Nil when the request may go on; else the 401, 429 or 503 response.
@@ -115,9 +120,8 @@ public struct WebAPI: Sendable {
         case .unauthorized(let why):
             return WebResponse.error(401, why, headers: [("WWW-Authenticate", "Bearer realm=\"alarm\"")])
                 .refused(
-                    credentials.bearer != nil
-                        ? "wrong token"
-                        : credentials.session != nil ? "no such session or no CSRF token" : "no credentials")
+                    credentials.bearer.map { $0.isEmpty ? "an Authorization that is not Bearer" : "wrong token" }
+                        ?? (credentials.session != nil ? "no such session or no CSRF token" : "no credentials"))
         case .tooManyFailures(let seconds): return Self.tooManyFailures(r, retryAfter: seconds)
         case .unavailable(let why): return .error(503, why)
         }

@@ -41,6 +41,9 @@ public struct WebResponse: Sendable {
     public var body: [UInt8]
     /// Not sent: why the request was refused, for the log (`SharedRefusalLog`); nil for an answer.
     public var refusal: (reason: String, detail: String?)?
+    /// Not sent: the request carried the token or a valid session (the owner's). The server
+    /// closes such a connection last when it must make room.
+    public var trusted = false
 
     public init(status: Int, contentType: String, body: [UInt8], headers: [(name: String, value: String)] = []) {
         self.status = status
@@ -103,5 +106,14 @@ extension Text {
     static func hex4(_ v: UInt32) -> String {
         let digits = Array("0123456789abcdef")
         return String((0..<4).reversed().map { digits[Int((v >> (4 * UInt32($0))) & 0xf)] })
+    }
+}
+
+extension WebResponse {
+    /// This answer, marked as given to the owner (`trusted`).
+    func trusting() -> WebResponse {
+        var r = self
+        r.trusted = true
+        return r
     }
 }

@@ -11,9 +11,12 @@ import NIOPosix
 public struct WebContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public let clientAddress: String
+    /// The connection, for the registry (whole requests, the owner's connections).
+    let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        channel = source.channel
         clientAddress = source.channel.remoteAddress?.ipAddress.map(HostPolicy.normalized) ?? "unknown"
     }
 }
@@ -26,13 +29,22 @@ public struct WebResponder: HTTPResponder {
     public typealias Context = WebContext
     let api: WebAPI
     let pool: NIOThreadPool
+    let registry: ConnectionRegistry
 
+    /// For a responder called without alarm-web's server (router tests): every request counts
+    /// as whole.
     public init(api: WebAPI, pool: NIOThreadPool) {
+        self.init(api: api, pool: pool, registry: ConnectionRegistry(limits: ConnectionLimits()))
+    }
+
+    init(api: WebAPI, pool: NIOThreadPool, registry: ConnectionRegistry) {
         self.api = api
         self.pool = pool
+        self.registry = registry
     }
 
     public func respond(to request: Request, context: WebContext) async throws -> Response {
+        let number = registry.requestBegun(context.channel)
         let declared = request.headers[.contentLength].flatMap { Int($0) }
         if let declared, declared > WebAPI.maximumBody {
             return Self.response(tooLarge(context), head: false)
@@ -44,6 +56,13 @@ public struct WebResponder: HTTPResponder {
             return Self.response(tooLarge(context), head: false)
         } catch is NIOTooManyBytesError {
             return Self.response(tooLarge(context), head: false)
+        } catch {
+            return Self.response(unfinished(context), head: false)
+        }
+        // Whole requests only: a body shorter than its Content-Length, a chunked body without
+        // its last chunk, a body whose deadline passed. Nothing is done for it.
+        guard registry.arrivedWhole(context.channel, number: number) else {
+            return Self.response(unfinished(context), head: false)
         }
         let target = request.head.path ?? "/"
         let question = target.firstIndex(of: "?")
@@ -61,7 +80,15 @@ public struct WebResponder: HTTPResponder {
             body: Array(buffer: body), address: context.clientAddress)
         let api = self.api
         let answer = try await pool.runIfActive { api.handle(web) }
+        if answer.trusted { registry.trust(context.channel) }
         return Self.response(answer, head: request.method == .head)
+    }
+
+    private func unfinished(_ context: WebContext) -> WebResponse {
+        api.refusals?.refused(context.clientAddress, "request not whole: nothing done (408)")
+        return api.finish(
+            WebResponse.error(408, "the request did not arrive whole (its body ended early): nothing was done")
+                .closing())
     }
 
     private func tooLarge(_ context: WebContext) -> WebResponse {
@@ -103,22 +130,24 @@ extension WebResponse {
 public enum WebServer {
     /// The application, for `runService()` (alarm-web) or HummingbirdTesting (tests).
     public static func application(
-        api: WebAPI, listen: ListenAddress, limits: ConnectionLimits = ConnectionLimits(), refusals: SharedRefusalLog,
+        api: WebAPI, listen: ListenAddress, limits: ConnectionLimits = ConnectionLimits(),
+        memoryLimit: Int = 64 << 20, refusals: SharedRefusalLog,
         pool: NIOThreadPool, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let table = ConnectionTable(perAddress: limits.perAddress)
+        let registry = ConnectionRegistry(limits: limits)
         var logger = Logger(label: "alarm-web")
         logger.logLevel = .critical
         let http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ConnectionGuard(limits: limits, refusals: refusals)],
+            additionalChannelHandlers: [ConnectionGuard(limits: limits, refusals: refusals, registry: registry)],
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: limits.maximumHead, maxHeaderListSize: limits.maximumHead, maxHeaderFieldCount: 100)
         )
         return Application(
-            responder: WebResponder(api: api, pool: pool),
+            responder: WebResponder(api: api, pool: pool, registry: registry),
             server: HTTPServerBuilder { responder in
                 GuardedHTTP1Channel(
-                    http1: HTTP1Channel(responder: responder, configuration: http1), table: table, refusals: refusals)
+                    http1: HTTP1Channel(responder: responder, configuration: http1), registry: registry,
+                    refusals: refusals)
             },
             configuration: ApplicationConfiguration(
                 address: .hostname(listen.host, port: listen.port),
@@ -130,8 +159,19 @@ public enum WebServer {
                 // net.core.somaxconn (4096 since 5.4).
                 backlog: 4096,
                 reuseAddress: true,
-                availableConnectionsDelegate: TotalConnections(total: limits.total, refusals: refusals)),
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? listen.port) },
+                availableConnectionsDelegate: TotalConnections(
+                    ceiling: limits.total + max(limits.total / 4, 16), refusals: refusals)),
+            onServerRunning: { channel in
+                // Every second: the memory bound; every five, the refusal log's summaries.
+                let bound = MemoryBound(limit: memoryLimit, registry: registry, refusals: refusals)
+                var tick = 0
+                channel.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
+                    bound.check()
+                    tick += 1
+                    if tick % 5 == 0 { refusals.flush() }
+                }
+                await onRunning(channel.localAddress?.port ?? listen.port)
+            },
             logger: logger)
     }
 }

@@ -84,10 +84,10 @@ public struct Gate: Sendable {
         case .success(let t): current = t
         case .failure(let e): return .unavailable("alarm-web cannot check tokens: \(e)")
         }
-        if let bearer = credentials.bearer {
+        if let bearer = credentials.bearer, !bearer.isEmpty {
             guard ConstantTime.equal(bearer, current) else {
                 limiter.recordFailure(address, now: now)
-                return .unauthorized(bearer.isEmpty ? "the Authorization header must be 'Bearer TOKEN'" : "wrong token")
+                return .unauthorized("wrong token")
             }
             return .allowed(.token)
         }
@@ -103,6 +103,9 @@ public struct Gate: Sendable {
             }
             return .allowed(.session(session))
         }
+        // Another scheme (Basic, from a browser's saved password or a proxy) proves nothing and
+        // guesses nothing: refused, but not a failed sign-in.
+        if credentials.bearer != nil { return .unauthorized("the Authorization header must be 'Bearer TOKEN'") }
         return .unauthorized(Self.howToSignIn)
     }
 

@@ -79,6 +79,28 @@ public struct HostPolicy: Sendable, Equatable {
         return name
     }
 
+    /// Whose connection this is, for the per-address cap: an IPv4 address itself, an IPv6
+    /// address by its /64 (one device on IPv6 has a whole /64 to pick addresses from, and
+    /// privacy extensions give it new ones daily). `address` as `normalized` gives it.
+    public static func clientGroup(_ address: String) -> String {
+        guard address.contains(":") else { return address }
+        let zoneless = address.split(separator: "%", maxSplits: 1).first.map(String.init) ?? address
+        let halves = zoneless.components(separatedBy: "::")
+        guard halves.count <= 2 else { return zoneless }
+        let head = halves[0].split(separator: ":", omittingEmptySubsequences: true)
+        let tail = halves.count == 2 ? halves[1].split(separator: ":", omittingEmptySubsequences: true) : []
+        // An embedded IPv4 tail (::a.b.c.d) is two groups; it lies beyond the /64 anyway.
+        let tailGroups = tail.reduce(0) { $0 + ($1.contains(".") ? 2 : 1) }
+        let missing = 8 - head.count - tailGroups
+        guard missing >= 0, halves.count == 2 || missing == 0 else { return zoneless }
+        let groups = head.map(String.init) + Array(repeating: "0", count: missing) + tail.map(String.init)
+        let prefix = groups.prefix(4).map { g -> String in
+            let trimmed = g.drop { $0 == "0" }
+            return trimmed.isEmpty ? "0" : String(trimmed)
+        }
+        return prefix.joined(separator: ":") + "::/64"
+    }
+
     public static func normalized(_ name: String) -> String {
         var n = name.lowercased()
         if n.hasPrefix("[") && n.hasSuffix("]") { n = String(n.dropFirst().dropLast()) }

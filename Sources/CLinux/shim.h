@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <spawn.h>
 #include <pthread.h>
+#include <malloc.h>
 
 // Thread names (what `top -H` and /proc/PID/task/TID/comm show): glibc declares these only with
 // _GNU_SOURCE, which this module's headers are not built with.

@@ -174,9 +174,20 @@ struct ConfigurationTests {
         ])
         #expect(d.webHosts == ["clock.example.net", "clock.lan"])
         #expect(d.webConnectionsPerAddress == 64 && d.webConnections == 2000)
+        // web_memory_limit (#31): 64 MiB by default; sizes as systemd writes them.
+        #expect(defaults.webMemoryLimit == 64 << 20)
+        for (text, bytes) in [("96M", 96 << 20), ("1G", 1 << 30), ("20000k", 20000 << 10), ("10485760", 10 << 20)] {
+            let c = try Configuration.resolve(environment: [
+                "ALARM_CONFIG": try tempFile("web_memory_limit = \(text)\n")
+            ])
+            #expect(c.webMemoryLimit == bytes, "\(text)")
+        }
         for (text, fragment) in [
             ("web_hosts = evil/path", "web_hosts: 'evil/path'"), ("web_connections = 0", "web_connections: '0'"),
             ("web_connections_per_address = many", "web_connections_per_address: 'many'"),
+            ("web_memory_limit = 4M", "web_memory_limit: '4M' is not a size from 8M up"),
+            ("web_memory_limit = lots", "web_memory_limit: 'lots'"),
+            ("web_memory_limit = 99999999999G", "web_memory_limit: '99999999999G'"),
         ] {
             let path = try tempFile(text)
             #expect { try Configuration.resolve(environment: ["ALARM_CONFIG": path]) } throws: {

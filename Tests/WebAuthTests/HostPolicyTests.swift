@@ -93,3 +93,55 @@ import Testing
         #expect((line?.count ?? 0) < 260)
     }
 }
+
+@Suite struct RefusalSummaryTests {
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// 200 addresses failing to sign in, five times each, within a second: eight lines of their
+    /// own, then one summary a minute later with the count and the addresses (#31).
+    @Test func aFloodFromManyAddressesIsAFewLinesAndOneSummary() {
+        var log = RefusalLog()
+        var lines: [String] = []
+        for round in 0..<5 {
+            for i in 0..<200 {
+                let now = t0 + Double(round * 200 + i) * 0.0008
+                if let line = log.note(address: "127.0.0.\(i + 10)", reason: "failed sign-in", now: now) {
+                    lines.append(line)
+                }
+                lines += log.due(now: now)
+            }
+        }
+        #expect(lines.count == 8, "\(lines)")
+        #expect(lines.allSatisfy { $0.hasPrefix("refused 127.0.0.") && $0.contains(": failed sign-in") })
+        #expect(log.due(now: t0 + 30).isEmpty, "the summary waits for its interval")
+        let summary = log.due(now: t0 + 61)
+        #expect(summary.count == 1)
+        // 1,000 refusals, 40 of them (8 addresses x 5) counted by the eight lines' own addresses.
+        #expect(
+            summary.first?.hasPrefix(
+                "refused 960 more: failed sign-in, from 192 more addresses (127.0.0.18, 127.0.0.19, 127.0.0.20,")
+                == true,
+            "\(summary)")
+        #expect(summary.first?.contains("and 182 more)") == true, "\(summary)")
+        #expect(log.due(now: t0 + 200).isEmpty, "one summary, not one a call")
+        // Another reason keeps its own eight lines meanwhile.
+        #expect(log.note(address: "127.0.0.99", reason: "wrong token", now: t0 + 62) != nil)
+    }
+}
+
+@Suite struct ClientGroupTests {
+    /// IPv4 addresses count one by one; IPv6 ones by their /64, however written (#31).
+    @Test func ipv6CountsByItsSixtyFour() {
+        #expect(HostPolicy.clientGroup("192.168.1.20") == "192.168.1.20")
+        #expect(HostPolicy.clientGroup("::1") == "0:0:0:0::/64")
+        #expect(HostPolicy.clientGroup("2001:db8:1:2::10") == "2001:db8:1:2::/64")
+        #expect(HostPolicy.clientGroup("2001:db8:1:2:aaaa:bbbb:cccc:dddd") == "2001:db8:1:2::/64")
+        #expect(HostPolicy.clientGroup("2001:0db8:0001:0002:0:0:0:1") == "2001:db8:1:2::/64")
+        #expect(HostPolicy.clientGroup("fe80::1%eth0") == "fe80:0:0:0::/64")
+        #expect(HostPolicy.clientGroup("fd00:1::") == "fd00:1:0:0::/64")
+        #expect(HostPolicy.clientGroup("2001:db8::ffff:1.2.3.4") == "2001:db8:0:0::/64")
+        #expect(HostPolicy.clientGroup("2001:db8:1:3::10") != HostPolicy.clientGroup("2001:db8:1:2::10"))
+        // IPv4 as an IPv6 socket reports it is normalized to IPv4 first.
+        #expect(HostPolicy.clientGroup(HostPolicy.normalized("::ffff:10.0.0.7")) == "10.0.0.7")
+    }
+}

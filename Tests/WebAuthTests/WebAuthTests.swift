@@ -207,6 +207,40 @@ import Testing
         }
     }
 
+    /// A Basic (or any other non-Bearer) Authorization is refused without counting as a failed
+    /// sign-in: a browser's saved password for another site cannot lock the owner out (#31).
+    @Test func anAuthorizationThatIsNotBearerIsNoFailedSignIn() {
+        var g = Gate()
+        let basic = Credentials(authorization: "Basic dXNlcjpwYXNz", cookie: nil, csrf: nil)
+        for _ in 0..<50 {
+            guard
+                case .unauthorized(let why) = g.check(basic, changesState: false, address: "b", token: current, now: t0)
+            else {
+                Issue.record("a Basic Authorization was let in")
+                return
+            }
+            #expect(why == "the Authorization header must be 'Bearer TOKEN'")
+        }
+        guard
+            case .allowed(.token) = g.check(
+                Credentials(bearer: token), changesState: false, address: "b", token: current, now: t0)
+        else {
+            Issue.record("50 Basic headers locked the address out")
+            return
+        }
+        // A wrong Bearer token still counts.
+        for i in 0..<50 {
+            _ = g.check(Credentials(bearer: "guess\(i)"), changesState: false, address: "c", token: current, now: t0)
+        }
+        guard
+            case .tooManyFailures = g.check(
+                Credentials(bearer: token), changesState: false, address: "c", token: current, now: t0)
+        else {
+            Issue.record("50 wrong tokens did not block the address")
+            return
+        }
+    }
+
     @Test func credentialsFromHeaders() {
         let c = Credentials(authorization: "Bearer  abc ", cookie: "x=1; alarm_session=SID; y=2", csrf: "C")
         #expect(c == Credentials(bearer: "abc", session: "SID", csrf: "C"))

@@ -318,8 +318,9 @@ let json: HTTPFields = [.contentType: "application/json"]
                 #expect(r.status == .misdirectedRequest)
                 #expect(r.error?.contains("evil.example") == true, "\(r.text)")
             }
-            // Five failures: 429 for everything from that address, the right token too.
-            for i in 0..<2 {
+            // Five failures (Basic was none: #31): 429 for everything from that address, the
+            // right token too.
+            for i in 0..<3 {
                 try await expectError(
                     "/api/status", .get, [.authorization: "Bearer guess\(i)"], nil, .unauthorized, "wrong token")
             }
@@ -327,6 +328,7 @@ let json: HTTPFields = [.contentType: "application/json"]
         }
         for reason in [
             "wrong token", "no credentials", "request from another site's page", "wrong Host",
+            "an Authorization that is not Bearer", "failed sign-in",
             "sign-in that is not JSON (415)",
             "too many failed sign-ins (429)", "body over 64 KiB (413)",
         ] {

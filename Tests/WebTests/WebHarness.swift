@@ -28,11 +28,13 @@ final class WebHarness: AlarmdHarness, @unchecked Sendable {
     /// Starts alarm-web and reads the port it bound from its log.
     func startWeb() throws {
         web = try Spawned(
-            "/bin/sh", ["-c", "exec \"$0\" >> \"$1\" 2>&1", Binaries.path("alarm-web"), webLogPath],
+            "/bin/sh", ["-c", "exec \"$0\" >> \"$1\" 2>&1", Self.webBinary, webLogPath],
             environment: environment)
         let found = try waitUntil(timeout: 30, poll: 0.05) {
             if let w = web, !w.isRunning { throw RawHTTP.Failed(description: "alarm-web exited: \(webLog)") }
-            guard let range = webLog.range(of: #"listening on http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression)
+            guard
+                let range = webLog.range(
+                    of: #"listening on http://(127\.0\.0\.1|\[[0-9a-f:]*\]):(\d+)/"#, options: .regularExpression)
             else { return false }
             port = Int(webLog[range].split(separator: ":").last!.dropLast()) ?? 0
             return true
@@ -42,6 +44,15 @@ final class WebHarness: AlarmdHarness, @unchecked Sendable {
                 description: "alarm-web did not start listening in \(Slowdown.scaled(30)) s: \(webLog)")
         }
     }
+
+    /// The alarm-web to run: `ALARM_WEB_BIN` (CI points it at the release build for the attack
+    /// suite, as issue #31 asks), else the one beside the tests.
+    static var webBinary: String {
+        ProcessInfo.processInfo.environment["ALARM_WEB_BIN"] ?? Binaries.path("alarm-web")
+    }
+
+    /// alarm-web's process id (the shell execs it).
+    var webPID: pid_t? { web?.pid }
 
     func stopWeb() -> Int32? {
         guard let w = web else { return nil }

@@ -70,6 +70,9 @@ public struct Configuration: Equatable, Sendable {
     /// through one address) and how many all clients together (`web_connections`).
     public var webConnectionsPerAddress = 16
     public var webConnections = 512
+    /// alarm-web's own bound on its resident memory, in bytes: past it, it closes connections
+    /// (the owner's last) and gives freed memory back, so the unit's MemoryMax is a backstop.
+    public var webMemoryLimit = 64 * 1024 * 1024
     /// alarm-button's input device (config `button_device`, issue #30): a path such as
     /// `/dev/input/by-path/platform-button@11-event`, or a device name as
     /// `/proc/bus/input/devices` shows it. Nil: the first device of the kernel's `gpio-keys`
@@ -245,6 +248,11 @@ public struct Configuration: Equatable, Sendable {
                     throw fail("\(key): '\(value)' is not a number from 1 to 65536")
                 }
                 if key == "web_connections" { webConnections = n } else { webConnectionsPerAddress = n }
+            case "web_memory_limit":
+                guard let bytes = Self.byteSize(value), bytes >= 8 * 1024 * 1024, bytes <= 1 << 40 else {
+                    throw fail("web_memory_limit: '\(value)' is not a size from 8M up (bytes, or with K, M or G)")
+                }
+                webMemoryLimit = bytes
             case "web_hosts":
                 webHosts = value.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
                 for h in webHosts
@@ -262,7 +270,7 @@ public struct Configuration: Equatable, Sendable {
                 buttonHold = hold
             default:
                 throw fail(
-                    "unknown setting '\(parts[0])' (known: snooze, ring, volume, volume_from, fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays, web_listen, web_token_file, web_hosts, web_connections, web_connections_per_address, button_device, button_keys, button_hold)"
+                    "unknown setting '\(parts[0])' (known: snooze, ring, volume, volume_from, fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays, web_listen, web_token_file, web_hosts, web_connections, web_connections_per_address, web_memory_limit, button_device, button_keys, button_hold)"
                 )
             }
         }
@@ -273,6 +281,16 @@ public struct Configuration: Equatable, Sendable {
         let digits = text.hasSuffix("%") ? String(text.dropLast()).trimmingBlanks() : text
         guard let v = Int(digits), (0...100).contains(v) else { return nil }
         return v
+    }
+
+    /// A size as systemd writes one: bytes, or a number with K, M or G (powers of 1024).
+    static func byteSize(_ text: String) -> Int? {
+        guard let last = text.last else { return nil }
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        let scale = units[Character(last.uppercased())]
+        guard let n = Int(scale == nil ? text : String(text.dropLast())), n >= 0 else { return nil }
+        let (bytes, overflow) = n.multipliedReportingOverflow(by: scale ?? 1)
+        return overflow ? nil : bytes
     }
 }
 

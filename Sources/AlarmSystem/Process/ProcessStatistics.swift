@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// Counts of how often threads of this process were switched out, read from /proc, for measuring
@@ -90,6 +91,13 @@ public enum ResidentMemory {
             })
         else { throw SystemError("parse /proc status: no VmRSS line", errno: EINVAL) }
         return kib * 1024
+    }
+
+    /// Gives the memory this process has freed back to the kernel (glibc's `malloc_trim`: free
+    /// pages in every arena, not only at the heap's top), so resident memory falls after a busy
+    /// spell.
+    public static func giveBack() {
+        _ = malloc_trim(0)
     }
 }
 
