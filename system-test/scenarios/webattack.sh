@@ -8,10 +8,12 @@
 # negative; alarm-web still runs, the same process, after it all. The owner's requests meanwhile
 # (fresh connections from 127.0.0.2 with the token, every 0.5 s) are timed: their worst is in
 # owner-worst and noted, not judged here (the tests on the host hold alarm-web to 1 s).
-# memory_sample STOPFILE: "EPOCHREALTIME MemoryCurrent MemoryMax" of alarm-web every 0.5 s into
-# $D/memory.txt until STOPFILE exists. (web_get is web.sh's: guest.sh sources every scenario.)
+# memory_sample STOPFILE: "EPOCHREALTIME MemoryCurrent MemoryMax ACCEPTQUEUE" of alarm-web every
+# 0.5 s into $D/memory.txt until STOPFILE exists; ACCEPTQUEUE: the connections waiting in the kernel
+# for alarm-web to accept them (/proc/net/tcp's rx_queue of the listener on 127.0.0.1:8475, hex
+# 0100007F:2117, state 0A). (web_get is web.sh's: guest.sh sources every scenario.)
 memory_sample() {
-    local cur max key value
+    local cur max key value queue
     while [ ! -e "$1" ]; do
         cur="" max=""
         while IFS='=' read -r key value; do
@@ -19,9 +21,14 @@ memory_sample() {
         done < <(systemctl show alarm-web -p MemoryCurrent -p MemoryMax 2>&1)
         # (Without their spaces: MemoryCurrent is "[not set]" while alarm-web is not running.)
         cur=${cur// /} max=${max// /}
-        echo "$EPOCHREALTIME ${cur:-unset} ${max:-unset}" >> "$D/memory.txt"
+        queue=$(awk '$2 == "0100007F:2117" && $4 == "0A" { split($5, q, ":"); print q[2]; exit }' /proc/net/tcp)
+        echo "$EPOCHREALTIME ${cur:-unset} ${max:-unset} $((16#${queue:-0}))" >> "$D/memory.txt"
         sleep 0.5
     done
+}
+# listen_overflows: the kernel's count of handshakes dropped on a full accept queue.
+listen_overflows() {
+    awk '$1 == "TcpExt:" { if (!n) { for (i = 2; i <= NF; i++) if ($i == "ListenOverflows") n = i } else { print $n; exit } }' /proc/net/netstat
 }
 # cpu_weight UNIT: its CPUWeight, the default 100 when not set.
 cpu_weight() {
@@ -54,6 +61,8 @@ sc_webattack() {
     pid0=$(systemctl show -p MainPID --value alarm-web) restarts0=$(systemctl show -p NRestarts --value alarm-web)
 
     rec_start
+    local overflows0
+    overflows0=$(listen_overflows)
     memory_sample "$D/memory.stop" &
     local sampler=$!
     # 25 s: 8 s to build up, the ring 5-6 s after the add, stopped 2.5 s into it, 8 s past the stop.
@@ -91,6 +100,7 @@ sc_webattack() {
     worst=$(sed -n 's/.*"worst_s": \([0-9.]*\).*/\1/p' "$D/attack.json")
     echo "${worst:-unknown}" > "$D/owner-worst"
     note "owner under attack: $(sed -n 's/.*"owner": {\([^}]*}\).*/\1/p' "$D/attack.json"); worst ${worst:-unknown} s"
+    note "accept queue of alarm-web's listener: at most $(awk '{ if ($4 + 0 > m) m = $4 + 0 } END { print m + 0 }' "$D/memory.txt") connections waiting; handshakes dropped on a full queue (ListenOverflows): $(($(listen_overflows) - overflows0))"
 
     # Memory: a MemoryMax at every sample, never reached.
     local samples peak
