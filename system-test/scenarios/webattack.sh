@@ -11,7 +11,7 @@
 # memory_sample STOPFILE: "EPOCHREALTIME MemoryCurrent MemoryMax ACCEPTQUEUE" of alarm-web every
 # 0.5 s into $D/memory.txt until STOPFILE exists; ACCEPTQUEUE: the connections waiting in the kernel
 # for alarm-web to accept them (/proc/net/tcp's rx_queue of the listener on 127.0.0.1:8475, hex
-# 0100007F:2117, state 0A). (web_get is web.sh's: guest.sh sources every scenario.)
+# 0100007F:211B, state 0A). (web_get is web.sh's: guest.sh sources every scenario.)
 memory_sample() {
     local cur max key value queue
     while [ ! -e "$1" ]; do
@@ -21,7 +21,7 @@ memory_sample() {
         done < <(systemctl show alarm-web -p MemoryCurrent -p MemoryMax 2>&1)
         # (Without their spaces: MemoryCurrent is "[not set]" while alarm-web is not running.)
         cur=${cur// /} max=${max// /}
-        queue=$(awk '$2 == "0100007F:2117" && $4 == "0A" { split($5, q, ":"); print q[2]; exit }' /proc/net/tcp)
+        queue=$(awk '$2 == "0100007F:211B" && $4 == "0A" { split($5, q, ":"); print q[2]; exit }' /proc/net/tcp)
         echo "$EPOCHREALTIME ${cur:-unset} ${max:-unset} $((16#${queue:-0}))" >> "$D/memory.txt"
         sleep 0.5
     done
