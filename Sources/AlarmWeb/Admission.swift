@@ -6,9 +6,12 @@ import Synchronization
 /// in, and who makes room when the server is full.
 ///
 /// At `limits.total` the server does not stop accepting (an attacker holding the door shut with
-/// idle connections kept the owner out for as long as it liked): the connection that has waited
-/// longest for a request (idle, or its head or body unfinished) is closed to make room, and one
-/// that carried a valid token or session is closed only when no other may be. Connections per
+/// idle connections kept the owner out for as long as it liked): a newcomer from an address that
+/// holds less than its share of the total gets in, and the connection that has waited longest
+/// for a request (idle, or its head or body unfinished) of the address holding the most is
+/// closed to make room; one that carried a valid token or session is closed only when no other
+/// may be. A newcomer from an address that holds its share is closed unread (cheaply: the owner's
+/// new connection waits behind it in the kernel's queue). Connections per
 /// client count by address (IPv4) or /64 (IPv6). As the server fills, a kept-alive connection may
 /// wait less for its next request (as nginx and Apache's event MPM do under pressure).
 final class ConnectionRegistry: @unchecked Sendable {
@@ -37,6 +40,10 @@ final class ConnectionRegistry: @unchecked Sendable {
         case admitted
         /// `limits.perAddress` connections of this address (or /64) are open.
         case overAddressCap
+        /// Full, and this address already holds its share of the total (the total over the
+        /// addresses holding connections): a newcomer from it is refused rather than closing
+        /// someone else's connection, so that a device cannot churn the server at the total.
+        case overShare(Int)
         /// Full, and every connection is being answered: nobody to close.
         case full
     }
@@ -56,6 +63,8 @@ final class ConnectionRegistry: @unchecked Sendable {
             guard s.perGroup[group, default: 0] < limits.perAddress else { return (.overAddressCap, nil) }
             var evicted: Entry?
             if s.entries.count >= limits.total {
+                let share = max(limits.total / max(s.perGroup.count, 1), 1)
+                guard s.perGroup[group, default: 0] < share else { return (.overShare(share), nil) }
                 guard let victim = Self.victim(in: s) else { return (.full, nil) }
                 evicted = Self.remove(victim, from: &s)
             }
@@ -66,12 +75,14 @@ final class ConnectionRegistry: @unchecked Sendable {
     }
 
     /// The connection to close for room: not being answered; one without the owner's credentials
-    /// before one with them; of those, the one that has waited longest in its phase.
+    /// before one with them; then one of the address holding the most connections; of those,
+    /// the one that has waited longest in its phase.
     private static func victim(in s: State) -> ObjectIdentifier? {
-        var best: (id: ObjectIdentifier, trusted: Bool, since: NIODeadline)?
+        var best: (id: ObjectIdentifier, rank: (Int, Int), since: NIODeadline)?
         for (id, e) in s.entries where e.phase != .answering {
-            if let b = best, (b.trusted ? 1 : 0, b.since) <= (e.trusted ? 1 : 0, e.since) { continue }
-            best = (id, e.trusted, e.since)
+            let rank = (e.trusted ? 1 : 0, -s.perGroup[e.group, default: 0])
+            if let b = best, (b.rank.0, b.rank.1, b.since) <= (rank.0, rank.1, e.since) { continue }
+            best = (id, rank, e.since)
         }
         return best?.id
     }

@@ -511,6 +511,13 @@ struct GuardedHTTP1Channel: ServerChildChannel {
                 address, "more than \(registry.limits.perAddress) connections from this address: closed unread")
             channel.close(promise: nil)
             return channel.eventLoop.makeFailedFuture(Refused())
+        case .overShare(let share):
+            refusals.refused(
+                address,
+                "\(registry.limits.total) connections are open and this address holds its share (\(share)): closed unread"
+            )
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(Refused())
         case .full:
             refusals.refused(
                 address, "\(registry.limits.total) connections are open, all being answered: closed unread")

@@ -57,6 +57,30 @@ import Testing
         }
     }
 
+    /// At the total, an address holding its share (total / addresses) cannot push others out;
+    /// one holding less can, and the room is made at the address holding the most.
+    @Test func atTheTotalEachAddressHasItsShare() {
+        let r = ConnectionRegistry(limits: limits(total: 4))
+        let t0 = NIODeadline.uptimeNanoseconds(1_000_000_000)
+        let b = EmbeddedChannel()
+        _ = r.admit(b, address: "10.0.0.2", now: t0)  // the oldest, but its address holds one
+        var a: [EmbeddedChannel] = []
+        for i in 0..<3 {
+            a.append(EmbeddedChannel())
+            _ = r.admit(a[i], address: "10.0.0.1", now: t0 + .seconds(Int64(1 + i)))
+        }
+        guard case .overShare(2) = r.admit(EmbeddedChannel(), address: "10.0.0.1", now: t0 + .seconds(9)).0 else {
+            Issue.record("an address over its share pushed another out")
+            return
+        }
+        let (admission, out) = r.admit(EmbeddedChannel(), address: "10.0.0.3", now: t0 + .seconds(9))
+        guard case .admitted = admission else {
+            Issue.record("a new address was refused at the total")
+            return
+        }
+        #expect(out.map { $0.channel === a[0] } == true, "the room comes from the address holding the most")
+    }
+
     @Test func perAddressAndPerSixtyFour() {
         let r = ConnectionRegistry(limits: limits(total: 100, perAddress: 2))
         for a in ["2001:db8:1:2::1", "2001:db8:1:2:ffff::9"] {

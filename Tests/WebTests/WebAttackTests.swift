@@ -109,6 +109,26 @@ import Testing
         #expect(h.webLog.contains("closed to make room"), "\(h.webLog.suffix(1500))")
     }
 
+    /// The three at once, as scripts/web-attack's `mixed` does: 600 keep-alive connections from
+    /// 40 addresses, 2,000 silent ones from 200 more, and 64 slow readers from 4 more.
+    @Test func keepAliveSilentAndSlowReadersAtOnce() throws {
+        let h = try WebHarness(withDaemon: false)
+        defer { h.shutdown() }
+        let page = Self.bytes("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let asset = "GET /api/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        let (_, figures, _) = try underAttack(
+            h,
+            [
+                Attacker.Kind(
+                    addresses: Self.addresses(10, 4), perAddress: 16,
+                    opening: Self.bytes(String(repeating: asset, count: 8)), reads: false, receiveBuffer: 4096),
+                Attacker.Kind(addresses: Self.addresses(20, 40), perAddress: 15, opening: page, again: page, every: 8),
+                Attacker.Kind(addresses: Self.addresses(60, 200), perAddress: 10),
+            ], settle: 3, probes: 24)
+        #expect(figures.closedByServer > 0)
+        #expect(h.webLog.contains("holds its share"), "\(h.webLog.suffix(1500))")
+    }
+
     /// Finding 2: 128 clients from 8 addresses pipeline requests for the largest asset and never
     /// read (a 4 KiB receive window). Each is closed (too many requests ahead, answers unread past
     /// 64 KiB, or the 10 s write deadline); memory stays under web_memory_limit and returns.
