@@ -164,6 +164,15 @@ public enum WebServer {
                 availableConnectionsDelegate: TotalConnections(
                     ceiling: limits.total + max(limits.total / 4, 16), refusals: refusals)),
             onServerRunning: { channel in
+                // TCP_DEFER_ACCEPT (nginx's `deferred`): the kernel hands alarm-web a connection
+                // only once its first bytes arrived (or after some 5 s), so connections that
+                // send nothing do not queue ahead of the owner's in the kernel's accept queue.
+                // (A slow machine accepts fewer connections a second than a device can open;
+                // 2,000 silent ones held that queue full in the emulated VM.)
+                _ = try? await channel.setOption(
+                    ChannelOptions.Types.SocketOption(level: .init(IPPROTO_TCP), name: .init(TCP_DEFER_ACCEPT)),
+                    value: 5
+                ).get()
                 // Every second: the memory bound; every five, the refusal log's summaries.
                 let bound = MemoryBound(limit: memoryLimit, registry: registry, refusals: refusals)
                 var tick = 0

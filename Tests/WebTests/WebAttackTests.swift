@@ -345,17 +345,21 @@ import Testing
     }
 
     /// web_memory_limit: over it, alarm-web closes connections (the owner's last) every second
-    /// and gives memory back. Set below its idle size here, so it sheds at once: 16 idle
+    /// and gives memory back. Set below its idle size here, so it sheds at once: 16 kept-alive
     /// connections are closed long before their 10 s idle deadline, and the owner is answered.
     @Test func overItsMemoryLimitItShedsConnections() throws {
         let h = try WebHarness(withDaemon: false, config: "web_memory_limit = 8M\n")
         defer { h.shutdown() }
         var held: [Int32] = []
         defer { for fd in held { close(fd) } }
-        for _ in 0..<8 { held.append(try RawHTTP.connect(port: h.port, from: "127.0.0.60")) }
-        for _ in 0..<8 { held.append(try RawHTTP.connect(port: h.port, from: "127.0.0.61")) }
+        for i in 0..<16 {
+            let fd = try RawHTTP.connect(port: h.port, from: i < 8 ? "127.0.0.60" : "127.0.0.61")
+            // One request answered, then idle (kept alive: a 10 s deadline).
+            sendText(fd, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            held.append(fd)
+        }
         let started = Date()
-        #expect(h.wait(8) { held.allSatisfy { !isOpen($0, wait: 0) } }, "\(h.webLog.suffix(800))")
+        #expect(h.wait(8) { held.allSatisfy { !isOpenWithoutReading($0) } }, "\(h.webLog.suffix(800))")
         #expect(Date().timeIntervalSince(started) < 8)
         #expect(
             h.webLog.contains("is over web_memory_limit (8 MiB): connections closed to make room"),

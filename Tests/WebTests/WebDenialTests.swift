@@ -221,7 +221,13 @@ import Testing
         for _ in 0..<200 { #expect(try blocked.get("/api/status").status == 429) }
         var held: [Int32] = []
         defer { for fd in held { close(fd) } }
-        for _ in 0..<40 { if let fd = try? RawHTTP.connect(port: h.port, from: "127.0.0.13") { held.append(fd) } }
+        // (Each sends a byte: the kernel hands alarm-web a silent connection only seconds later.)
+        for _ in 0..<40 {
+            if let fd = try? RawHTTP.connect(port: h.port, from: "127.0.0.13") {
+                sendText(fd, "G")
+                held.append(fd)
+            }
+        }
         let slow = try RawHTTP.connect(port: h.port, from: "127.0.0.14")
         defer { close(slow) }
         sendText(slow, "GET /api/status HT")
