@@ -20,7 +20,8 @@ makes them all; alone: swift build -c release --static-swift-stdlib --product al
 64 connections from one address are over alarm-web's default cap of 16 per address (a LAN
 device holding more is refused); the wrk runs set web_connections_per_address = 128, as a reverse
 proxy's owner would, and say so. The attacks run against a fresh alarm-web with the shipped
-limits (the attacker is a LAN device); the ipv6 attack against one listening on [::1].
+limits (the attacker is a LAN device); the ipv6 attack against one listening on [::] (IPv4 too: the
+owner asks from 127.0.0.2, the attacker from ::1).
 """
 import argparse
 import glob
@@ -61,7 +62,7 @@ def wait_for(predicate, timeout=30.0):
 
 def listening_port(logfile):
     """The port of the "listening on http://HOST:PORT/" line alarm-web and the baseline print."""
-    m = re.search(r"listening on http://(?:127\.0\.0\.1|\[::1\]):(\d+)/", open(logfile).read())
+    m = re.search(r"listening on http://(?:127\.0\.0\.1|\[::1?\]):(\d+)/", open(logfile).read())
     return int(m.group(1)) if m else None
 
 
@@ -266,8 +267,8 @@ def main():
             if "ipv6" in attacks:
                 if has_ipv6_loopback():
                     with open(conf, "w") as f:
-                        f.write("web_listen = [::1]:0\nweb_token_file = %s/token\n" % root)
-                    p6, port6 = start([web], env, root + "/alarm-web-ipv6.log", procs, "alarm-web on [::1]")
+                        f.write("web_listen = [::]:0\nweb_token_file = %s/token\n" % root)
+                    p6, port6 = start([web], env, root + "/alarm-web-ipv6.log", procs, "alarm-web on [::]")
                     procstats.settle(p6.pid)
                     log("attack ipv6 (%d s)" % args.attack_seconds)
                     r6 = attack(tool, port6, "ipv6", args.attack_seconds, token, p6.pid)
@@ -334,7 +335,7 @@ def main():
     if results:
         lines += ["Each attack of `scripts/web-attack --port PORT ATTACK --seconds %d --owner-token TOKEN`, one after "
                   "another against one fresh release alarm-web with the shipped limits (the ipv6 attack against one "
-                  "of its own listening on `[::1]`). Meanwhile the owner asks `GET /api/status` with the token on a "
+                  "of its own listening on `[::]`, which takes IPv4 too). Meanwhile the owner asks `GET /api/status` with the token on a "
                   "fresh connection from another address every 0.5 s; an answer that has not come in 5 s counts as "
                   "5 s. Memory: alarm-web's VmRSS before the attack, its largest while it ran (every 0.2 s), and 5 s "
                   "after the tool ended. Goal (issue #31): the owner answered within %.0f s throughout."
