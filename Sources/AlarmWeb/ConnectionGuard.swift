@@ -357,7 +357,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if !target.hasPrefix("/") && target != "*" {
             return (400, "the request target must be a path (absolute form is not accepted)")
         }
-        let codings = transferEncoding.flatMap { $0.split(separator: ",") }.map { $0.trimmingBlanks().lowercased() }
+        let codings = Self.codings(transferEncoding)
         if !codings.isEmpty && codings != ["chunked"] {
             return (501, "only the chunked transfer coding is understood")
         }
@@ -386,14 +386,20 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     static func hasUnknownTransferCoding(_ head: [UInt8]) -> Bool {
         let text = String(decoding: head, as: UTF8.self).lowercased()
         let lines = text.split(separator: "\r\n").prefix { !$0.isEmpty }
-        var codings: [String] = []
+        var values: [String] = []
         for line in lines {
             if line.hasPrefix("content-length:") { return false }
             if line.hasPrefix("transfer-encoding:") {
-                codings += line.dropFirst("transfer-encoding:".count).split(separator: ",").map { $0.trimmingBlanks() }
+                values.append(String(line.dropFirst("transfer-encoding:".count)))
             }
         }
+        let codings = Self.codings(values)
         return !codings.isEmpty && codings.contains { $0 != "chunked" }
+    }
+
+    /// The transfer codings of Transfer-Encoding values, in order, lower case.
+    static func codings(_ values: [String]) -> [String] {
+        values.flatMap { $0.split(separator: ",") }.map { $0.trimmingBlanks().lowercased() }
     }
 
     private func writeThenClose(context: ChannelHandlerContext, _ data: NIOAny, promise: EventLoopPromise<Void>?) {

@@ -43,16 +43,11 @@ public struct AlarmActions: Sendable {
 
     // MARK: Reading
 
-    /// `alarm status --json`.
-    public func status() throws -> String {
-        // No context: the status needs no zone (resolving it read the environment and the
-        // zone link on every request of the phone's page, a sixth of alarm-web's time).
-        try statusJSON(config, running: daemonRunning(config).running)
-    }
-
-    /// `status()` through `cache`: status.json is read every time, and turned into the answer
-    /// again only when its bytes or alarmd's liveness changed (the phone's page asks twice a
-    /// second; alarmd rewrites the file when something happens).
+    /// `alarm status --json`, through `cache`: status.json is read every time, and turned into
+    /// the answer again only when its bytes or alarmd's liveness changed (the phone's page asks
+    /// twice a second; alarmd rewrites the file when something happens). No context: the status
+    /// needs no zone (resolving it read the environment and the zone link on every request, a
+    /// sixth of alarm-web's time).
     public func status(cache: StatusCache) throws -> String {
         let running = daemonRunning(config).running
         let raw = try? Data(contentsOf: URL(fileURLWithPath: config.statusPath))
