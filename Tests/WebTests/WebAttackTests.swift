@@ -249,8 +249,6 @@ import Testing
         let post = Self.bytes(
             "POST /api/alarms HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(h.token)\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{\"id\": \"flood\", \"expression\": \"04:00\", \"label\": \""
         )
-        let alarms = h.root + "/state/alarms.json"
-        let existed = FileManager.default.fileExists(atPath: alarms)
         _ = try underAttack(
             h,
             [
@@ -258,8 +256,8 @@ import Testing
                 Attacker.Kind(addresses: Self.addresses(15, 5), perAddress: 10, opening: post, finishes: true),
             ], settle: 2, probes: 24)
         let list = try h.cli("list", "--json")
+        #expect(list.status == 0, "\(list.stderr)")
         #expect(!list.stdout.contains("flood"), "an unfinished POST added its alarm: \(list.stdout)")
-        #expect(existed || !FileManager.default.fileExists(atPath: alarms) || !list.stdout.contains("flood"))
     }
 
     /// Finding 4: 200 addresses failing to sign in, three times each: a few lines, not 600.
@@ -275,8 +273,7 @@ import Testing
                 #expect(r.status == 401 || r.status == 429, "\(r.status) \(r.text)")
             }
         }
-        var owner = RawHTTP(port: h.port, token: nil, source: "127.0.0.2")
-        owner.token = nil
+        let owner = RawHTTP(port: h.port, token: nil, source: "127.0.0.2")
         let signIn = try owner.send(
             "POST", "/api/session", headers: [("Origin", "http://127.0.0.1:\(h.port)")],
             body: Data(#"{"token": "\#(h.token)"}"#.utf8))
