@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
 // ALARM_WEB=0 leaves alarm-web out of the package graph: no Hummingbird or SwiftNIO to resolve or
