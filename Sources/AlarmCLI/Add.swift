@@ -12,7 +12,7 @@ struct Add: ParsableCommand {
         commandName: "add",
         abstract: "Add an alarm (or replace the one with the same id).",
         discussion: """
-            alarm add 'Mon..Fri 06:30' --id work --sound chime.wav
+            alarm add 'Mon..Fri 06:30' --id work --sound chime.flac
             alarm add --in 20m --label tea
             alarm add --at 2026-12-24T07:00:00+01:00
             alarm add 'Mon 06:30' --every 2w --from 2026-11-23     (every other Monday)

@@ -249,21 +249,38 @@ struct BadFileTests {
         #expect(state.directories.last == "/var/lib/alarm/sounds")
     }
 
-    @Test("the shipped Sounds folder is found from the build directory, and every sound in it plays")
+    @Test("the shipped Sounds folder is found from the build directory: each sound once, as FLAC, and it plays")
     func shippedSounds() throws {
         let dir = try #require(
             SoundLibrary.installedSoundsDirectory(), "Sounds/ not found from \(CommandLine.arguments[0])")
         #expect(dir.hasSuffix("/Sounds"))
         let lib = SoundLibrary(directories: [dir])
         let names = lib.names()
-        for ext in ["wav", "aiff", "caf"] {
-            #expect(names.contains { $0.hasSuffix("." + ext) }, "no .\(ext) sound shipped")
-        }
+        #expect(names == ["beacon.flac", "chime.flac", "sunrise.flac"])
         for name in names {
             let i = lib.inspect(name)
             #expect(i.playable, "\(name): \(String(describing: i.problem))")
+            #expect(i.format?.container == .flac, "\(name): \(String(describing: i.format))")
             #expect((i.duration ?? 99) < 30)
         }
+    }
+
+    @Test(
+        "a name the package shipped before (chime.wav, beacon.aiff, ...) plays the same sound's FLAC; a file of that name wins"
+    )
+    func retiredNames() throws {
+        let shipped = try #require(SoundLibrary.installedSoundsDirectory())
+        let lib = SoundLibrary(directories: [shipped])
+        for (old, now) in SoundLibrary.retired {
+            #expect(try lib.resolve(old) == lib.resolve(now), "\(old)")
+            let choice = lib.choose(old)
+            #expect(choice.problem == nil && choice.name == old, "\(old): \(String(describing: choice.problem))")
+        }
+        #expect(throws: SoundProblem.self) { try lib.resolve("gong.caf") }
+        let dir = TempDir()
+        try sine(dir, "chime.wav", seconds: 0.3)
+        let own = SoundLibrary(directories: [dir.path, shipped])
+        #expect(own.choose("chime.wav").clip.duration == 0.3)
     }
 
     @Test("installed layout: <prefix>/bin/alarm finds <prefix>/share/alarm/sounds")

@@ -48,11 +48,30 @@ struct PlaybackTests {
     }
 
     @Test(
-        "the shipped sounds play through ALSA",
-        arguments: ["chime.caf", "chime-ima4.caf", "beacon.aiff", "sunrise.wav"])
+        "the shipped sounds, and the fixtures' other containers of them, play through ALSA",
+        arguments: [
+            "chime.flac", "beacon.flac", "sunrise.flac", "chime.wav", "chime.caf", "chime-ima4.caf", "beacon.aiff",
+            "beacon.wav", "sunrise.caf", "sunrise.aiff",
+        ])
     func shipped(name: String) throws {
-        let dir = try #require(SoundLibrary.installedSoundsDirectory())
+        // The package ships each sound once, as FLAC (Sounds/); scripts/make-sounds writes the same
+        // sounds as WAV, AIFF, CAF and IMA4 CAF into Tests/Fixtures/Sounds, which decode to the
+        // FLAC's samples (IMA4, lossy, is compared with its own decoding only).
+        let shippedDir = try #require(SoundLibrary.installedSoundsDirectory())
+        let dir =
+            name.hasSuffix(".flac")
+            ? shippedDir
+            : URL(fileURLWithPath: shippedDir).deletingLastPathComponent().appendingPathComponent(
+                "Tests/Fixtures/Sounds"
+            )
+            .path
         let want = try SoundLibrary(directories: [dir]).choose(name).clip
+        #expect(SoundLibrary(directories: [dir]).choose(name).problem == nil)
+        if !name.hasSuffix(".flac") && !name.contains("ima4") {
+            let stem = String(name[..<(name.lastIndex(of: ".") ?? name.endIndex)])
+            let flac = try SoundLibrary(directories: [shippedDir]).choose(stem + ".flac")
+            #expect(flac.problem == nil && flac.clip == want, "\(name) is not \(stem).flac")
+        }
         let rec = FilePluginDevice()
         let r = try Subprocess.run(
             [try Subprocess.executable("alarm"), "play", name, "--sounds-dir", dir, "--device", "recplug"],

@@ -45,7 +45,7 @@ import Testing
             out.append((name, Array(try Data(contentsOf: URL(fileURLWithPath: path)))))
         }
         let sounds = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Sounds")
+            .deletingLastPathComponent().appendingPathComponent("Tests/Fixtures/Sounds")
         let ima4 = Array(try Data(contentsOf: sounds.appendingPathComponent("chime-ima4.caf")))
         out.append(("chime-ima4.caf", ima4))
         return out

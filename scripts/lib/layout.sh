@@ -97,3 +97,16 @@ alarm_version() {
         echo 0.1.0
     fi
 }
+
+# The release binaries' link (issue #32: the core package within 16 MiB): lld, and relative
+# relocations packed (DT_RELR, glibc 2.36 or later: bookworm and trixie): a position-independent
+# executable's 44,000 relative relocations take 9 KB instead of 1 MB. lld is the toolchain's
+# (swift.org's ships ld.lld beside swift; Debian's swiftlang needs the package lld); without it the
+# default linker links as before. Prints swift build arguments, one per line.
+release_link_args() {
+    local swift_bin
+    swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
+    if [ -x "$swift_bin/ld.lld" ] || command -v ld.lld > /dev/null; then
+        printf '%s\n' -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
+    fi
+}

@@ -105,16 +105,16 @@ sc_guide() {
     g -- "echo 'volume = 40' | sudo tee -a /etc/alarm/alarm.conf"
     g -- 'sudo systemctl reload alarmd'
     as_root_active alarmd "volume = 40, reloaded"
-    g -s CARD=sndrpihifiberry CARD=Loopback -- 'alarm play chime.wav --device plughw:CARD=sndrpihifiberry,DEV=0 --volume 40'
+    g -s CARD=sndrpihifiberry CARD=Loopback -- 'alarm play chime.flac --device plughw:CARD=sndrpihifiberry,DEV=0 --volume 40'
 
     # 4. alarm check, play and ring.
-    g -e 'chime\.wav' -e 'beacon\.wav' -- 'alarm sounds'
-    g -s CARD=Device CARD=Loopback -- 'alarm play chime.wav --device plughw:CARD=Device,DEV=0'
-    g -s CARD=Device CARD=Loopback -- 'alarm play beacon.wav --device plughw:CARD=Device,DEV=0 --volume 60'
+    g -e 'chime\.flac' -e 'beacon\.flac' -- 'alarm sounds'
+    g -s CARD=Device CARD=Loopback -- 'alarm play chime.flac --device plughw:CARD=Device,DEV=0'
+    g -s CARD=Device CARD=Loopback -- 'alarm play beacon.flac --device plughw:CARD=Device,DEV=0 --volume 60'
     g -s CARD=Device CARD=Loopback -- 'alarm play --default --device plughw:CARD=Device,DEV=0'
-    g -e 'chime' -- 'alarm ring --sound chime.wav'
+    g -e 'chime' -- 'alarm ring --sound chime.flac'
     g -- 'alarm stop'
-    g -e 'chime\.wav' -- 'alarm history --last 1'
+    g -e 'chime\.flac' -- 'alarm history --last 1'
 
     # 5. A snooze button: the gpio-keys device found with no setting (qemu's arm64 virt machine has
     # one, KEY_POWER on a PL061 line); a USB button by name; the service and its journal.

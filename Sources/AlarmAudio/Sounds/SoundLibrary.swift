@@ -86,8 +86,19 @@ public struct SoundLibrary: Sendable {
             }
             return real
         }
+        if let shipped = Self.retired[name], let real = try? resolve(shipped) { return real }
         throw .notFound(name, searched: directories)
     }
+
+    /// Names of sounds the package shipped in 0.1.0 and ships no more (issue #32: each sound once,
+    /// as FLAC): an alarm set then with one of them, found in no directory, plays the same sound's
+    /// FLAC (the same samples) instead of the default tone. A file of that name in a directory wins.
+    public static let retired: [String: String] = [
+        "chime.wav": "chime.flac", "chime.aiff": "chime.flac", "chime.caf": "chime.flac",
+        "chime-ima4.caf": "chime.flac", "beacon.wav": "beacon.flac", "beacon.aiff": "beacon.flac",
+        "beacon.caf": "beacon.flac", "sunrise.wav": "sunrise.flac", "sunrise.aiff": "sunrise.flac",
+        "sunrise.caf": "sunrise.flac",
+    ]
 
     private static func isBelow(_ path: String, _ dir: String) -> Bool {
         path.hasPrefix(dir == "/" ? "/" : dir + "/")

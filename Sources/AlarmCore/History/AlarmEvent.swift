@@ -84,7 +84,7 @@ public struct AlarmEvent: Equatable, Sendable {
 extension AlarmEvent {
     /// The event as one readable line (`alarm watch` without `--json`):
     ///
-    ///     2026-11-23T06:30:00.004+01:00 ringing work "Work" scheduled 2026-11-23T06:30:00.000+01:00 sound chime.wav
+    ///     2026-11-23T06:30:00.004+01:00 ringing work "Work" scheduled 2026-11-23T06:30:00.000+01:00 sound chime.flac
     ///     2026-11-23T06:31:10.551+01:00 snoozed work "Work" scheduled … until 2026-11-23T06:40:10.551+01:00
     ///     2026-11-23T07:20:00.120+05:30 zone-changed Asia/Kolkata from Europe/Berlin
     ///
