@@ -74,7 +74,9 @@ let package = Package(
             dependencies: [
                 "AlarmCore", "AlarmAudio", "AlarmOptions", "AlarmState", "AlarmSystem", "AlarmWebAuth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            ],
+            // `alarm licences`: the package's copyright file, written by scripts/licences.
+            resources: [.embedInCode("Resources/copyright")]),
         .target(
             name: "AlarmdCommand",
             dependencies: [
@@ -174,6 +176,8 @@ if withWeb {
             resources: [
                 .embedInCode("Resources/index.html"), .embedInCode("Resources/app.js"),
                 .embedInCode("Resources/app.css"), .embedInCode("Resources/openapi.json"),
+                // `alarm-web licences`: the package's copyright file, written by scripts/licences.
+                .embedInCode("Resources/copyright"),
             ]),
         .executableTarget(
             name: "alarm-web",

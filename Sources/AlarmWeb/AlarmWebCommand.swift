@@ -24,7 +24,8 @@ public struct AlarmWebCommand: AsyncParsableCommand {
             writes the alarms as the CLI does and talks to alarmd through its FIFO and status.json, so it \
             must run as a member of the group alarm. alarm web-url prints the address to open.
             """,
-        version: AlarmVersion.string)
+        version: AlarmVersion.string,
+        subcommands: [WebLicences.self])
 
     @OptionGroup var settings: SettingsOptions
 
