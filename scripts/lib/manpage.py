@@ -7,7 +7,8 @@ gives the same page, byte for byte.
       The program's --experimental-dump-help, without the `help` subcommand ArgumentParser
       lists for every root command: a program with no other subcommand has none (alarmd,
       alarm-hooks, alarm-button and alarm-web take no subcommand; their page said
-      "alarmd subcommand" and listed `help`). `alarm help` exists and stays.
+      "alarmd subcommand" and listed `help`). `alarm help` exists and stays. Text that is not
+      ASCII, which generate-manual would drop, is written in ASCII (an ellipsis as ...).
   manpage.py finish PAGE [SECTIONS]
       Rewrites the generated mdoc PAGE so that `mandoc -T lint` finds nothing in it:
        - a line break in a help text is one on the page, as in --help (consecutive text lines
@@ -26,9 +27,29 @@ import sys
 WIDTH = 80
 
 
+# generate-manual drops every character that is not ASCII (String+Escaping.swift): "another
+# format, ...)" lost its ellipsis. These are written in ASCII instead; any other is an error, so
+# that no text goes missing from a page unseen.
+ASCII = {"\u2026": "...", "\u2013": "-", "\u2014": "--", "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}
+
+
+def ascii_only(value):
+    if isinstance(value, str):
+        text = "".join(ASCII.get(c, c) for c in value)
+        other = sorted({c for c in text if ord(c) > 127})
+        if other:
+            sys.exit(f"manpage.py: help text with {' '.join(other)}, which generate-manual would drop: {text!r}")
+        return text
+    if isinstance(value, list):
+        return [ascii_only(v) for v in value]
+    if isinstance(value, dict):
+        return {k: ascii_only(v) for k, v in value.items()}
+    return value
+
+
 def help_json(src, dst):
     with open(src) as f:
-        info = json.load(f)
+        info = ascii_only(json.load(f))
     command = info["command"]
     subcommands = [s for s in command.get("subcommands") or [] if s.get("commandName") != "help"]
     if not subcommands:
