@@ -12,13 +12,16 @@ struct Add: ParsableCommand {
         commandName: "add",
         abstract: "Add an alarm (or replace the one with the same id).",
         discussion: """
+            Examples:
             alarm add 'Mon..Fri 06:30' --id work --sound chime.flac
             alarm add --in 20m --label tea
             alarm add --at 2026-12-24T07:00:00+01:00
-            alarm add 'Mon 06:30' --every 2w --from 2026-11-23     (every other Monday)
-            alarm add 06:00 --every 3d --from 2026-11-23           (every third day)
-            alarm add --every 90m                                  (every 90 minutes from now)
             alarm add 'weekdays 06:30' --skip-holidays --until 2027-06-30
+
+            Every other Monday, every third day, and every 90 minutes from now:
+            alarm add 'Mon 06:30' --every 2w --from 2026-11-23
+            alarm add 06:00 --every 3d --from 2026-11-23
+            alarm add --every 90m
             """)
 
     @OptionGroup var options: SettingsOptions

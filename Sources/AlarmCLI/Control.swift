@@ -60,10 +60,17 @@ struct Stop: ParsableCommand {
     }
 }
 
+/// `alarm ring`: asks alarmd to ring now, on alarmd's device (the `device` setting in its config):
+/// no `--device` here, as the request carries only the sound. `alarm play --device` plays here.
 struct Ring: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ring", abstract: "Ring now (to test the speaker or wake someone).")
-    @OptionGroup var options: SettingsOptions
+        commandName: "ring", abstract: "Ring now (to test the speaker or wake someone).",
+        discussion: """
+            alarmd rings as it rings an alarm, on its own device (the device setting of its config \
+            file), until alarm stop or alarm snooze, or until the ring setting's length passes. \
+            To hear a sound on another device, without alarmd, use alarm play --device.
+            """)
+    @OptionGroup var options: PathSettingsOptions
     @Option(help: "The sound file name (default: the built-in tone).") var sound: String?
 
     func validate() throws {
@@ -71,7 +78,7 @@ struct Ring: ParsableCommand {
     }
 
     func run() throws {
-        let ctx = try AlarmContext(options, lenient: true)
+        let ctx = AlarmContext(config: options.lenientConfiguration())
         try ControlOutcome.report { try .ring(ctx, sound: sound) }
     }
 }

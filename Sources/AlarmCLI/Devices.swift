@@ -19,13 +19,24 @@ struct Devices: ParsableCommand {
             card numbers change when USB devices come and go. The input devices (keys and buttons, \
             from /proc/bus/input/devices) are listed with the one alarm-button uses by button_device \
             (by default the gpio-keys device of the gpio-key overlay).
+
+            --json prints one object: configured (the device setting), current (the device a ring \
+            plays on now, the first of chain that opens; null when none does), chain (what a ring \
+            tries in order: the device setting, default, the first card's plughw), mixer (the mixer \
+            of current's card: device, control, percent, muted, floor, error; null when current has \
+            no card), cards (card, id, name, description), pcms (name, description, card_id, opens, \
+            error; chain's entries have the same keys), inaccessible (the control devices of cards \
+            this user may not open, left out of cards), button_device (the setting; null when unset), \
+            button (the input device alarm-button uses now; null when none matches) and inputs (the \
+            input devices with keys: path, name, phys, gpio_key, button). Absent values are null. \
+            /usr/share/doc/alarm/configuration.md has an example.
             """)
 
     @OptionGroup var options: SettingsOptions
 
     @Flag(
         help:
-            "Print JSON: {configured, current, chain, mixer, cards, pcms, button_device, button, inputs} (see the README)."
+            "Print one JSON object instead of the tables (its keys are described above)."
     )
     var json = false
 

@@ -13,9 +13,11 @@ struct Pause: ParsableCommand {
         commandName: "pause",
         abstract: "Pause alarms (a vacation): their occurrences are recorded as paused, not rung.",
         discussion: """
-            alarm pause work --until 2026-12-01      (rings again from 2026-12-01 00:00 in its zone)
+            Examples: work rings again from 2026-12-01 00:00 in its zone; every alarm for two weeks; \
+            gym until alarm resume:
+            alarm pause work --until 2026-12-01
             alarm pause --all --for 2w
-            alarm pause gym                          (until alarm resume)
+            alarm pause gym
             """)
 
     @OptionGroup var options: SettingsOptions

@@ -13,12 +13,12 @@ struct Preview: ParsableCommand {
         commandName: "preview",
         abstract: "Print the next ring instants of a calendar expression, or of an alarm by its id.",
         discussion: """
-            EXPR is a systemd.time(7) calendar event, [WEEKDAYS] [[YEAR-]MONTH-DAY] [HOUR:MINUTE[:SECOND]]
-            [ZONE] or a shortcut such as 'daily', e.g. 'Mon..Fri 06:30', '*-12-25 08:00', '*-*~01 09:00'
-            (the last day of every month), 'weekends 09:00 Europe/Berlin'. Instants are printed in
-            RFC 3339 with the UTC offset in force in the alarm's zone at that instant. --every, --from,
-            --until and --skip-holidays work as for alarm add; --verbose first prints the expression in
-            systemd's normalized form, then also lists the occurrences that do not ring (holidays, a
+            EXPR is a systemd.time(7) calendar event, [WEEKDAYS] [[YEAR-]MONTH-DAY] [HOUR:MINUTE[:SECOND]] \
+            [ZONE] or a shortcut such as 'daily', e.g. 'Mon..Fri 06:30', '*-12-25 08:00', '*-*~01 09:00' \
+            (the last day of every month), 'weekends 09:00 Europe/Berlin'. Instants are printed in \
+            RFC 3339 with the UTC offset in force in the alarm's zone at that instant. --every, --from, \
+            --until and --skip-holidays work as for alarm add; --verbose first prints the expression in \
+            systemd's normalized form, then also lists the occurrences that do not ring (holidays, a \
             pause, alarm skip) and why. An id of a stored alarm previews that alarm, its pause included.
             """)
 

@@ -289,4 +289,17 @@ struct CLITests {
         #expect(try String(contentsOfFile: e.root + "/state/alarms.json", encoding: .utf8) == "{ not an alarm list")
         #expect(try e.run("list").status != 0)
     }
+
+    @Test("alarm ring offers no --device, which its request to alarmd cannot carry (issue #32)")
+    func ringHasNoDevice() throws {
+        let help = try Binaries.run("alarm", ["ring", "--help"])
+        #expect(help.status == 0)
+        // Offered as an option it would read "--device <pcm>"; the text names alarm play's instead.
+        #expect(!help.stdout.contains("--device <"), "\(help.stdout)")
+        let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(words.contains("alarm play --device"), "\(help.stdout)")
+        let refused = try Binaries.run("alarm", ["ring", "--device", "hw:0"])
+        #expect(refused.status == 64, "\(refused.stderr)")
+        #expect(try Binaries.run("alarm", ["play", "--help"]).stdout.contains("--device"))
+    }
 }
