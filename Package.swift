@@ -176,7 +176,7 @@ if withWeb {
             resources: [
                 .embedInCode("Resources/index.html"), .embedInCode("Resources/app.js"),
                 .embedInCode("Resources/app.css"), .embedInCode("Resources/openapi.json"),
-                // `alarm-web licences`: the package's copyright file, written by scripts/licences.
+                // `alarm-web --licences`: the package's copyright file, written by scripts/licences.
                 .embedInCode("Resources/copyright"),
             ]),
         .executableTarget(

@@ -24,8 +24,7 @@ public struct AlarmWebCommand: AsyncParsableCommand {
             writes the alarms as the CLI does and talks to alarmd through its FIFO and status.json, so it \
             must run as a member of the group alarm. alarm web-url prints the address to open.
             """,
-        version: AlarmVersion.string,
-        subcommands: [WebLicences.self])
+        version: AlarmVersion.string)
 
     @OptionGroup var settings: SettingsOptions
 
@@ -35,7 +34,25 @@ public struct AlarmWebCommand: AsyncParsableCommand {
             valueName: "address"))
     var listen: String?
 
-    public func run() async throws { try await serve() }
+    // A flag, not a subcommand: alarm-web takes none, and its usage line and manual page stay so.
+    @Flag(
+        help: """
+            Print the copyright and licences of alarm-web and of everything it links (Hummingbird, \
+            SwiftNIO, llhttp, the Swift runtime), and exit.
+            """
+    )
+    var licences = false
+
+    public func run() async throws {
+        if licences {
+            // The package's /usr/share/doc/alarm-web/copyright, byte for byte: scripts/licences
+            // writes both from the pinned dependencies and the binary's link map, and its --check
+            // (CI) fails when the copy embedded here differs from what generation gives.
+            print(String(decoding: PackageResources.copyright, as: UTF8.self), terminator: "")
+            return
+        }
+        try await serve()
+    }
 
     /// Serves until the process is ended (SIGTERM, SIGINT: exit 0 at once).
     public func serve() async throws {

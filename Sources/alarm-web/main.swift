@@ -5,8 +5,8 @@ import ArgumentParser
 // `AlarmWebCommand.main()` to the synchronous one, which refuses an async command.
 do {
     var command = try AlarmWebCommand.parseAsRoot()
-    if let server = command as? AlarmWebCommand {
-        try await server.serve()
+    if let server = command as? AlarmWebCommand {  // serves, or prints its licences
+        try await server.run()
     } else {
         try command.run()  // --help, --version
     }
