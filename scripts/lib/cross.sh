@@ -179,6 +179,8 @@ cross_in() {
 # compiler root against the target root (mounted at /sdk), its products under
 # $CROSS_CACHE/SCRATCH/aarch64-unknown-linux-gnu/. RESOURCES: swift_static (a release binary with
 # the Swift runtime linked in) or swift (shared: the test bundle, Swift Testing is only there).
+# Only the versions Package.resolved pins (--force-resolved-versions): Debian's SwiftPM 6.2 would
+# otherwise rewrite it for the ALARM_WEB=0 graph (seen: 25 pins down to 4).
 cross_swift_build() {
     local scratch=$1 resources=$2 compiler sdk
     shift 2
@@ -188,7 +190,7 @@ cross_swift_build() {
     [ "$rel" != "$CROSS_CACHE" ] || cross_die "CROSS_CACHE ($CROSS_CACHE) must be inside the checkout ($repo)"
     CROSS_SDK=$sdk \
         CROSS_ENV="ALARM_WEB=${ALARM_WEB:-1} ALARM_VERSION=${ALARM_VERSION:-} PKG_CONFIG_SYSROOT_DIR=/sdk PKG_CONFIG_LIBDIR=/sdk/usr/lib/aarch64-linux-gnu/pkgconfig:/sdk/usr/share/pkgconfig" \
-        cross_in "$compiler" /src swift build --scratch-path "/src/$rel/$scratch" \
+        cross_in "$compiler" /src swift build --force-resolved-versions --scratch-path "/src/$rel/$scratch" \
         --triple "$CROSS_TRIPLE" --sdk /sdk -Xswiftc -sdk -Xswiftc /sdk \
         -Xswiftc -resource-dir -Xswiftc "/sdk/usr/lib/$resources" -Xswiftc -use-ld=lld "$@"
 }
@@ -214,9 +216,13 @@ cross_generate_manual_command() {
     local dir=$1 compiler rel bin
     compiler=$(cross_compiler_root)
     rel=${CROSS_CACHE#"$repo"/}
-    # (ALARM_WEB=0: a smaller graph to resolve; the tool needs only swift-argument-parser.)
-    CROSS_ENV=ALARM_WEB=0 cross_in "$compiler" /src swift build -c release --scratch-path "/src/$rel/host-tools" --product generate-manual >&2
-    bin=$(CROSS_ENV=ALARM_WEB=0 cross_in "$compiler" /src swift build -c release --scratch-path "/src/$rel/host-tools" --show-bin-path)
+    # (ALARM_WEB=0: a smaller graph to resolve; the tool needs only swift-argument-parser.
+    # --force-resolved-versions: Debian's SwiftPM 6.2 rewrites Package.resolved to the smaller
+    # graph's pins without it, and the checkout's pinned file must stay as committed.)
+    CROSS_ENV=ALARM_WEB=0 cross_in "$compiler" /src swift build --force-resolved-versions -c release \
+        --scratch-path "/src/$rel/host-tools" --product generate-manual >&2
+    bin=$(CROSS_ENV=ALARM_WEB=0 cross_in "$compiler" /src swift build --force-resolved-versions -c release \
+        --scratch-path "/src/$rel/host-tools" --show-bin-path)
     cat > "$dir/generate-manual" <<GENERATE
 #!/usr/bin/env bash
 set -euo pipefail
