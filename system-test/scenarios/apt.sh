@@ -7,7 +7,11 @@
 # and rings (history); then the host publishes release 2 (the same tree, a higher version) into
 # the served directory, and apt update && apt upgrade moves to it: dpkg and --version say release
 # 2, the alarms and history are kept, alarmd is active and was restarted.
-apt_lists_from_host() { ls /var/lib/apt/lists/ 2> /dev/null | grep '^10\.0\.2\.2_' | grep -c '_Packages$'; }
+apt_lists_from_host() { # how many Packages lists apt keeps from the host's server
+    local f n=0
+    for f in /var/lib/apt/lists/10.0.2.2_*_Packages; do [ ! -f "$f" ] || n=$((n + 1)); done
+    echo "$n"
+}
 apt_write_sources() { # apt_write_sources URI
     printf 'Types: deb\nURIs: %s\nSuites: stable\nComponents: main\nSigned-By: /etc/apt/keyrings/alarm-archive-keyring.gpg\n' "$1" \
         > /etc/apt/sources.list.d/alarm.sources
