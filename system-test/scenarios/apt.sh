@@ -9,7 +9,7 @@
 # 2, the alarms and history are kept, alarmd is active and was restarted.
 apt_lists_from_host() { # how many Packages lists apt keeps from the host's server
     local f n=0
-    for f in /var/lib/apt/lists/10.0.2.2_*_Packages; do [ ! -f "$f" ] || n=$((n + 1)); done
+    for f in /var/lib/apt/lists/10.0.2.2[:_]*_Packages; do [ ! -f "$f" ] || n=$((n + 1)); done
     echo "$n"
 }
 apt_write_sources() { # apt_write_sources URI
@@ -32,7 +32,7 @@ sc_apt() {
 
     # 1. A Packages file altered after signing: apt update fails, and keeps none of it.
     apt_write_sources "$url/tampered/"
-    rm -rf /var/lib/apt/lists/10.0.2.2_*
+    rm -rf /var/lib/apt/lists/10.0.2.2[:_]*
     ev tampered-cmd
     apt-get update > "$D/update-tampered.out" 2>&1
     rc=$?
