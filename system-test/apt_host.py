@@ -33,7 +33,11 @@ def publish(n):
     src, dst = os.path.join(releases, n), os.path.join(www, "apt")
     # The pool first (new files only), then everything else: a client never sees an index
     # naming a package that is not there yet.
-    shutil.copytree(os.path.join(src, "pool"), os.path.join(dst, "pool"), dirs_exist_ok=True)
+    # Copied with the time of publishing as their modification time, as an upload gives them:
+    # with the release's own times, the new InRelease could carry the same second as the old one
+    # and an apt client's If-Modified-Since would get 304 (seen when the two releases were made
+    # within a second).
+    shutil.copytree(os.path.join(src, "pool"), os.path.join(dst, "pool"), dirs_exist_ok=True, copy_function=shutil.copy)
     for name in os.listdir(src):
         if name == "pool":
             continue
@@ -41,11 +45,11 @@ def publish(n):
         if os.path.isdir(s):
             tmp = d + ".new"
             shutil.rmtree(tmp, ignore_errors=True)
-            shutil.copytree(s, tmp)
+            shutil.copytree(s, tmp, copy_function=shutil.copy)
             shutil.rmtree(d, ignore_errors=True)
             os.rename(tmp, d)
         else:
-            shutil.copy2(s, d + ".new")
+            shutil.copy(s, d + ".new")
             os.rename(d + ".new", d)
     log.write("%.3f published release %s\n" % (time.time(), n))
     with open(os.path.join(out, "published-%s" % n), "w") as f:
