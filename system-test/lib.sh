@@ -212,3 +212,17 @@ apt_sources_back() {
     done
     return 0
 }
+# clock_from_rtc: apt refuses a signature whose key was made "in the future" of the machine's
+# clock (sqv: "Not live until ..."). The arm64 guest boots with the image's saved time (its
+# fake-hwclock, as on a Pi OS without network time: 5 h behind in a run on 2026-11-27) while its
+# RTC has this machine's: set from the RTC, as NTP would on a Pi that reaches a repository, and said.
+clock_from_rtc() {
+    command -v hwclock > /dev/null && [ -e /dev/rtc0 ] || { note "no hwclock or /dev/rtc0: the clock left as it is"; return 0; }
+    local rtc now
+    rtc=$(date -d "$(hwclock -r 2> /dev/null)" +%s 2> /dev/null) || { note "hwclock -r gave no time: the clock left as it is"; return 0; }
+    now=${EPOCHREALTIME%.*}
+    if ((rtc - now > 60 || now - rtc > 60)); then
+        hwclock --hctosys && note "the clock was $((rtc - now)) s off the RTC (the time fake-hwclock restored at boot): set from the RTC (hwclock --hctosys)"
+    fi
+    return 0
+}
