@@ -222,7 +222,11 @@ clock_from_rtc() {
     rtc=$(date -d "$(hwclock -r 2> /dev/null)" +%s 2> /dev/null) || { note "hwclock -r gave no time: the clock left as it is"; return 0; }
     now=${EPOCHREALTIME%.*}
     if ((rtc - now > 60 || now - rtc > 60)); then
-        hwclock --hctosys && note "the clock was $((rtc - now)) s off the RTC (the time fake-hwclock restored at boot): set from the RTC (hwclock --hctosys)"
+        if hwclock --hctosys; then
+            # The scenario's start moved with the clock, so that its time is what it took.
+            awk -v t="$(cat "$D/t0")" -v d="$((rtc - now))" 'BEGIN { printf "%.6f\n", t + d }' > "$D/t0.new" && mv "$D/t0.new" "$D/t0"
+            note "the clock was $((rtc - now)) s off the RTC (the time fake-hwclock restored at boot): set from the RTC (hwclock --hctosys)"
+        fi
     fi
     return 0
 }
