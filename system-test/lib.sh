@@ -165,3 +165,68 @@ dummy_done() {
 }
 # shellcheck disable=SC2034 # (scenarios/mixer-floor.sh and mixer-crash.sh)
 RAISED="mixer 'Master' raised from 5 %, muted, to 50 %"
+
+# ---- the apt repository the host serves (issue #32; scenarios apt, guide) ---------------------
+# scripts/system-test gives a guest whose plan has apt or guide qemu's user network and serves the
+# releases from this machine's loopback (system-test/apt_host.py): the guest reaches it as
+# 10.0.2.2:PORT (PORT in $H/apt-port). $H/apt-release-1 and -2 hold the versions of alarm in the
+# first release and in the second, published on request; $O/apt-host is the server's directory.
+apt_url() { echo "http://10.0.2.2:$(cat "$H/apt-port")"; }
+# user_net: eth0 at 10.0.2.15/24 on qemu's user network, with no gateway: the guest reaches the
+# host's forwarded services (10.0.2.2) and nothing beyond.
+user_net() {
+    [ -f /etc/systemd/network/10-system-test.network ] && [ "$(cat /sys/class/net/eth0/operstate 2> /dev/null)" = up ] && return 0
+    mkdir -p /etc/systemd/network
+    printf '[Match]\nName=eth0\n\n[Network]\nAddress=10.0.2.15/24\n' > /etc/systemd/network/10-system-test.network
+    systemctl restart systemd-networkd || { fail "systemd-networkd did not start"; return 1; }
+    local i
+    for i in $(seq 100); do [ "$(cat /sys/class/net/eth0/operstate 2> /dev/null)" = up ] && break; sleep 0.2; done
+    [ "$(cat /sys/class/net/eth0/operstate 2> /dev/null)" = up ] || { fail "eth0 did not come up on qemu's user network"; return 1; }
+}
+# apt_publish N: asks the host to publish release N into the served repository; waits for it.
+apt_publish() {
+    [ -f "$O/apt-host/published-$1" ] && return 0
+    echo "$1" > "$O/apt-host/publish.tmp" && mv "$O/apt-host/publish.tmp" "$O/apt-host/publish"
+    ev "publish-$1"
+    local i
+    for i in $(seq 300); do [ -f "$O/apt-host/published-$1" ] && { ev "published-$1"; return 0; }; sleep 0.2; done
+    fail "the host did not publish release $1 within 60 s"
+    return 1
+}
+# apt_sources_aside: the image's Debian sources name a mirror this guest cannot reach (its
+# packages were preinstalled): set aside while apt reads the host's repository, so that `apt
+# update` reads that alone; apt_sources_back puts them back.
+apt_sources_aside() {
+    mkdir -p /root/apt-sources-aside
+    local f
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*; do
+        [ -f "$f" ] && [ "${f##*/}" != alarm.sources ] && mv "$f" /root/apt-sources-aside/
+    done
+    return 0
+}
+apt_sources_back() {
+    local f
+    for f in /root/apt-sources-aside/*; do
+        [ -f "$f" ] || continue
+        if [ "${f##*/}" = sources.list ]; then mv "$f" /etc/apt/; else mv "$f" /etc/apt/sources.list.d/; fi
+    done
+    return 0
+}
+# clock_from_rtc: apt refuses a signature whose key was made "in the future" of the machine's
+# clock (sqv: "Not live until ..."). The arm64 guest boots with the image's saved time (its
+# fake-hwclock, as on a Pi OS without network time: 5 h behind in a run on 2026-11-27) while its
+# RTC has this machine's: set from the RTC, as NTP would on a Pi that reaches a repository, and said.
+clock_from_rtc() {
+    command -v hwclock > /dev/null && [ -e /dev/rtc0 ] || { note "no hwclock or /dev/rtc0: the clock left as it is"; return 0; }
+    local rtc now
+    rtc=$(date -d "$(hwclock -r 2> /dev/null)" +%s 2> /dev/null) || { note "hwclock -r gave no time: the clock left as it is"; return 0; }
+    now=${EPOCHREALTIME%.*}
+    if ((rtc - now > 60 || now - rtc > 60)); then
+        if hwclock --hctosys; then
+            # The scenario's start moved with the clock, so that its time is what it took.
+            awk -v t="$(cat "$D/t0")" -v d="$((rtc - now))" 'BEGIN { printf "%.6f\n", t + d }' > "$D/t0.new" && mv "$D/t0.new" "$D/t0"
+            note "the clock was $((rtc - now)) s off the RTC (the time fake-hwclock restored at boot): set from the RTC (hwclock --hctosys)"
+        fi
+    fi
+    return 0
+}

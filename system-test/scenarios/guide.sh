@@ -4,19 +4,22 @@
 # their comments promise checked. Each command is looked up in the guide verbatim (its comment
 # stripped) before it runs, and at the end every command of every sh block must have been run or
 # excused here with the reason: a guide edit that changes, adds or drops a command changes this
-# scenario's result. Where the guest's hardware differs, one word is substituted and said (the
-# card: Loopback for the guide's Device and sndrpihifiberry).
+# scenario's result. Where the guest differs, a word is substituted and said (the card: Loopback
+# for the guide's Device and sndrpihifiberry; the repository's address: the host's server, which
+# qemu's user network shows the guest as 10.0.2.2; wget: busybox's, as the guest has no wget).
+# Section 1 installs from the apt repository the host serves (system-test/apt_host.py, release 2,
+# the newest): the package the earlier scenarios installed is purged first, as on a fresh Pi.
 GUIDE=/usr/share/doc/alarm/raspberry-pi.md
 GN=0
-# g [-s FROM TO] [-e REGEX]... [-d DIR] [-i ANSWER] [-r] -- COMMAND: COMMAND must be a command
-# line of the guide; it runs (FROM replaced by TO) as owner in a fresh login-like process (groups
+# g [-s FROM TO]... [-e REGEX]... [-d DIR] [-i ANSWER] [-r] -- COMMAND: COMMAND must be a command
+# line of the guide; it runs (each FROM replaced by its TO) as owner in a fresh login-like process (groups
 # as at a new login), in DIR, with ANSWER as its input (apt's question; else nothing); it must exit 0 (-r: 0 or 1) and its output match every REGEX (grep -E).
 g() {
-    local from="" to="" dir=/home/owner rc1=0 res=() input=""
+    local subs=() dir=/home/owner rc1=0 res=() input=""
     while [ "$1" != -- ]; do
         case "$1" in
         -i) input=$2; shift 2 ;;
-        -s) from=$2 to=$3; shift 3 ;;
+        -s) subs+=("$2" "$3"); shift 3 ;;
         -e) res+=("$2"); shift 2 ;;
         -d) dir=$2; shift 2 ;;
         -r) rc1=1; shift ;;
@@ -27,7 +30,9 @@ g() {
     GN=$((GN + 1))
     grep -qxF -- "$cmd" "$D/guide-commands" || { fail "not a command of the guide (verbatim): $cmd"; return 1; }
     echo "$cmd" >> "$D/guide-ran"
-    [ -z "$from" ] || { run=${cmd//"$from"/"$to"}; note "guide: '$from' read as '$to' here: $run"; }
+    local k
+    for ((k = 0; k < ${#subs[@]}; k += 2)); do run=${run//"${subs[k]}"/"${subs[k + 1]}"}; done
+    ((${#subs[@]} == 0)) || note "guide: read as ($(for ((k = 0; k < ${#subs[@]}; k += 2)); do printf "'%s' -> '%s'; " "${subs[k]}" "${subs[k + 1]}"; done)) here: $run"
     local out="$D/g-$GN.out" rc=0
     (cd "$dir" && runuser -u owner -- env -i HOME=/home/owner USER=owner LOGNAME=owner SHELL=/bin/bash \
         PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin XDG_RUNTIME_DIR="/run/user/$(id -u owner)" \
@@ -77,14 +82,31 @@ sc_guide() {
     local deb
     deb=$(cd "$H" && ls alarm_*_arm64.deb 2> /dev/null)
 
-    # 1. Install the package.
+    # 1. Install the package: from the repository the host serves, as a fresh Pi.
     g -e '^aarch64$' -- 'uname -m'
     g -e '^trixie$' -- '. /etc/os-release && echo "$VERSION_CODENAME"'
-    if [ -n "$deb" ]; then
-        g -d "$H" -e 'alarm is already the newest version' -- 'sudo apt install ./alarm_*_arm64.deb'
-    else
-        excuse 'sudo apt install ./alarm_*_arm64.deb' "no arm64 package in this guest's share"
-    fi
+    [ -f "$H/apt-port" ] || { fail "the host serves no apt repository to this guest (no $H/apt-port)"; return; }
+    local url v2 repo=()
+    url=$(apt_url)/apt v2=$(cat "$H/apt-release-2")
+    apt_publish 2 || return
+    user_net || return
+    apt_sources_aside
+    clock_from_rtc
+    DEBIAN_FRONTEND=noninteractive apt-get purge -y alarm alarm-web > "$D/purge.out" 2>&1 || fail "apt-get purge alarm alarm-web failed: $(tail -2 "$D/purge.out")"
+    rm -f /etc/apt/sources.list.d/alarm.sources /etc/apt/keyrings/alarm-archive-keyring.gpg
+    note "a fresh Pi: the package of the earlier scenarios purged, the repository's source and key removed; the repository is $url (release 2, $v2)"
+    repo=(-s 'http://192.168.1.10:8080' "$url" -s 'sudo wget' 'sudo busybox wget')
+    excuse 'python3 -m http.server -d out/apt 8080' "the maintainers' machine serves out/apt: here the host serves the releases scripts/release wrote (system-test/apt_host.py)"
+    g "${repo[@]}" -- 'sudo wget -qO /etc/apt/keyrings/alarm-archive-keyring.gpg http://192.168.1.10:8080/alarm-archive-keyring.gpg'
+    g "${repo[@]}" -e '^Signed-By: /etc/apt/keyrings/alarm-archive-keyring.gpg$' -- "printf 'Types: deb\\nURIs: http://192.168.1.10:8080/\\nSuites: stable\\nComponents: main\\nSigned-By: /etc/apt/keyrings/alarm-archive-keyring.gpg\\n' | sudo tee /etc/apt/sources.list.d/alarm.sources"
+    g -e "${url//./\\.}/? stable InRelease" -- 'sudo apt update'
+    grep -E '^(W|E):' "$D/g-$GN.out" && fail "sudo apt update warned or failed: $(grep -E '^(W|E):' "$D/g-$GN.out" | head -3 | tr '\n' ' ')"
+    g -i $'y\n' -- 'sudo apt install alarm'
+    [ "$(dpkg-query -W -f='${Version}' alarm 2>&1)" = "$v2" ] || fail "the guide's apt install alarm installed $(dpkg-query -W -f='${Version}' alarm 2>&1), not the repository's $v2"
+    as_root_active alarmd "the guide's apt install alarm"
+    g -i $'y\n' -- 'sudo apt update && sudo apt upgrade'
+    [ "$(dpkg-query -W -f='${Version}' alarm 2>&1)" = "$v2" ] || fail "the guide's apt upgrade, with nothing newer published, changed alarm to $(dpkg-query -W -f='${Version}' alarm 2>&1)"
+    for i in $(seq 100); do [ -p /run/alarm/control ] && break; sleep 0.1; done
     g -- 'sudo usermod -aG alarm "$USER"'
     g -- 'newgrp alarm'
     g -- "alarm add 'Mon..Fri 06:30' --id wake --label 'work days'"
@@ -170,8 +192,9 @@ sc_guide() {
     g -e 'chime' -- 'alarm history'
     g -e '"outcome"' -- 'alarm history --json --last 5'
 
-    # 8. alarm-web (already installed by install: apt says so), listening, its URL and token.
-    g -d "$H" -e 'alarm-web is already the newest version' -- 'sudo apt install ./alarm-web_*_arm64.deb'
+    # 8. alarm-web from the repository, listening, its URL and token.
+    g -i $'y\n' -- 'sudo apt install alarm-web'
+    [ "$(dpkg-query -W -f='${Version}' alarm-web 2>&1)" = "$v2" ] || fail "the guide's apt install alarm-web installed $(dpkg-query -W -f='${Version}' alarm-web 2>&1), not $v2"
     g -- "echo 'web_listen = 0.0.0.0:8475' | sudo tee -a /etc/alarm/alarm.conf"
     g -- 'sudo systemctl enable --now alarm-web'
     as_root_active alarm-web "enable --now with web_listen = 0.0.0.0:8475"
@@ -202,6 +225,7 @@ sc_guide() {
     excuse 'sudo scripts/uninstall' "a source install's; this guest has the package (CI's check-packaging runs scripts/install and scripts/uninstall into temporary roots)"
     excuse 'sudo scripts/uninstall --purge' "as above"
     excuse 'sudo scripts/build-deb --arch arm64' "needs the source and Swift: CI's arm64-package step runs it on the host"
+    excuse 'sudo env ALARM_RELEASE_KEY=0123456789ABCDEF0123456789ABCDEF01234567 GNUPGHOME="$HOME/.gnupg" scripts/release 0.2.0' "the maintainers' release: the host ran scripts/release (a throwaway key) for the repository section 1 installed from"
     excuse 'sudo scripts/deps' "needs the source and network: CI runs it on the host"
     excuse 'swift --version' "no Swift in the guest (a native build under emulation would take hours)"
     excuse 'sudo env PATH="$PATH" SWIFT_BUILD_ARGS="-j 1" scripts/install' "a build from source: as above"
@@ -216,8 +240,8 @@ sc_guide() {
     g -- 'sudo swapoff /var/tmp/build.swap && sudo rm /var/tmp/build.swap'
     [ ! -e /var/tmp/build.swap ] || fail "the guide's swap file is still there after its last command"
 
-    # 10. Removed with apt: alarmd gone, the alarms kept; then installed again (the guide's own
-    # install line; alarm-web went with alarm, which it depends on).
+    # 10. Removed with apt: alarmd gone, the alarms kept; then installed again offline, from the
+    # .deb files (section 1's and 8's offline lines; alarm-web went with alarm, which it depends on).
     cp "$D/alarm.conf.orig" /etc/alarm/alarm.conf
     g -i $'y\n' -- 'sudo apt remove alarm'
     [ "$(dpkg-query -W -f='${Status}' alarm 2> /dev/null)" != "install ok installed" ] || fail "alarm is still installed after the guide's apt remove"
@@ -225,9 +249,12 @@ sc_guide() {
     [ -f /var/lib/alarm/alarms.json ] || fail "apt remove alarm deleted /var/lib/alarm/alarms.json (only purge may)"
     if [ -n "$deb" ]; then
         g -d "$H" -- 'sudo apt install ./alarm_*_arm64.deb'
+        # (alarm-web's offline line is a comment of section 8.)
         (cd "$H" && DEBIAN_FRONTEND=noninteractive apt-get install -y ./alarm-web_*_arm64.deb) > "$D/reinstall-web.out" 2>&1 || fail "alarm-web did not install again: $(tail -2 "$D/reinstall-web.out")"
         as_root_active alarmd "apt install after apt remove"
         alarm list 2> /dev/null | grep -q wake || fail "the alarm 'wake' is not there after apt remove and install"
+    else
+        excuse 'sudo apt install ./alarm_*_arm64.deb' "no arm64 package in this guest's share"
     fi
 
     # Every command of the guide was run or excused.
@@ -238,4 +265,5 @@ sc_guide() {
     cp "$D/alarm.conf.orig" /etc/alarm/alarm.conf
     systemctl restart alarmd
     alarm remove wake > /dev/null 2>&1
+    apt_sources_back
 }
