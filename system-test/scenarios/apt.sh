@@ -23,7 +23,6 @@ sc_apt() {
     note "repository $url/apt/ (release 1: $v1, release 2: $v2), apt $(dpkg-query -W -f='${Version}' apt), signature check by $(command -v sqv > /dev/null && echo sqv || echo gpgv)"
     user_net || return
     apt_sources_aside
-    clock_from_rtc
     # The key, from the repository, with apt's own HTTP client (the guest has no curl or wget).
     rm -f /etc/apt/keyrings/alarm-archive-keyring.gpg
     /usr/lib/apt/apt-helper download-file "$url/apt/alarm-archive-keyring.gpg" /etc/apt/keyrings/alarm-archive-keyring.gpg > "$D/key.out" 2>&1 ||

@@ -91,7 +91,6 @@ sc_guide() {
     apt_publish 2 || return
     user_net || return
     apt_sources_aside
-    clock_from_rtc
     DEBIAN_FRONTEND=noninteractive apt-get purge -y alarm alarm-web > "$D/purge.out" 2>&1 || fail "apt-get purge alarm alarm-web failed: $(tail -2 "$D/purge.out")"
     rm -f /etc/apt/sources.list.d/alarm.sources /etc/apt/keyrings/alarm-archive-keyring.gpg
     note "a fresh Pi: the package of the earlier scenarios purged, the repository's source and key removed; the repository is $url (release 2, $v2)"
