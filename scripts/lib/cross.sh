@@ -201,9 +201,10 @@ cross_release_build() {
     local product
     for product in alarm-multicall alarm-web; do
         [ "$product" = alarm-multicall ] || [ "${ALARM_WEB:-1}" -eq 1 ] || continue
-        # DT_RELR as the native release (scripts/lib/layout.sh, release_link_args): lld already.
+        # DT_RELR and no exported symbols, as the native release (scripts/lib/layout.sh,
+        # release_link_args): lld already.
         cross_swift_build release swift_static -c release --static-swift-stdlib --product "$product" \
-            -Xlinker --strip-all -Xlinker -z -Xlinker pack-relative-relocs >&2
+            -Xlinker --strip-all -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic >&2
     done
     echo "$CROSS_CACHE/release/$CROSS_TRIPLE/release"
 }

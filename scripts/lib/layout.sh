@@ -102,11 +102,16 @@ alarm_version() {
 # relocations packed (DT_RELR, glibc 2.36 or later: bookworm and trixie): a position-independent
 # executable's 44,000 relative relocations take 9 KB instead of 1 MB. lld is the toolchain's
 # (swift.org's ships ld.lld beside swift; Debian's swiftlang needs the package lld); without it the
-# default linker links as before. Prints swift build arguments, one per line.
+# default linker links as before. And no dynamic symbol table of our own: --static-swift-stdlib
+# exports every public symbol of our modules (the toolchain's static-stdlib-args.lnk says
+# -export-dynamic), 5,700 names (450 KB) that nothing looks up: the binaries load no plugin that
+# calls back into them (dlsym is only called on libjack). Crash backtraces of the stripped binary
+# show addresses instead of those names. Prints swift build arguments, one per line.
 release_link_args() {
     local swift_bin
     swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
     if [ -x "$swift_bin/ld.lld" ] || command -v ld.lld > /dev/null; then
         printf '%s\n' -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
     fi
+    printf '%s\n' -Xlinker --no-export-dynamic
 }
