@@ -9,13 +9,15 @@ gives the same page, byte for byte.
       alarm-hooks, alarm-button and alarm-web take no subcommand; their page said
       "alarmd subcommand" and listed `help`). `alarm help` exists and stays. Text that is not
       ASCII, which generate-manual would drop, is written in ASCII (an ellipsis as ...).
-  manpage.py finish PAGE [SECTIONS]
+  manpage.py finish PAGE [SECTIONS] [--os "alarm VERSION"]
       Rewrites the generated mdoc PAGE so that `mandoc -T lint` finds nothing in it:
        - a line break in a help text is one on the page, as in --help (consecutive text lines
          get .br; a blank line, a paragraph break, becomes .Pp);
        - each sentence starts a new line (mdoc's rule, mandoc's "new sentence, new line");
        - the one-line description (.Nd) ends without a period;
        - text lines are folded at 80 bytes;
+       - the footer names the package and its version (.Os alarm VERSION): generate-manual
+         writes a bare .Os, which groff shows as "BSD" and mandoc as the viewer's own system;
       and merges the hand-written sections of SECTIONS (man/sections/PROGRAM.SECTION, mdoc, in
       page order): a section the page has (EXIT STATUS) is extended, the others go before or
       after EXIT STATUS as they stand before or after it in SECTIONS.
@@ -169,9 +171,11 @@ def merge(page, extra):
     return result
 
 
-def finish(path, sections=None):
+def finish(path, sections=None, os_name=None):
     with open(path) as f:
         page = tidy(f.read().splitlines())
+    if os_name:
+        page = [f".Os {os_name}" if line == ".Os" else line for line in page]
     if sections:
         with open(sections) as f:
             extra = [line for line in f.read().splitlines() if not line.startswith('.\\"')]
@@ -183,7 +187,17 @@ def finish(path, sections=None):
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "help-json":
         help_json(sys.argv[2], sys.argv[3])
-    elif len(sys.argv) in (3, 4) and sys.argv[1] == "finish":
-        finish(*sys.argv[2:])
+    elif len(sys.argv) in (3, 4, 5, 6) and sys.argv[1] == "finish":
+        args = sys.argv[2:]
+        os_name = None
+        if "--os" in args:
+            i = args.index("--os")
+            if i + 1 >= len(args):
+                sys.exit(__doc__)
+            os_name = args[i + 1]
+            del args[i : i + 2]
+        if len(args) not in (1, 2):
+            sys.exit(__doc__)
+        finish(*args, os_name=os_name)
     else:
         sys.exit(__doc__)
