@@ -196,15 +196,18 @@ cross_swift_build() {
 }
 
 # cross_release_build: builds the stripped release binaries (the multi-call alarm, and alarm-web
-# unless ALARM_WEB=0), prints their directory.
+# unless ALARM_WEB=0), prints their directory. Beside each, the linker's map (PRODUCT.map): the
+# binary is stripped at the link (no strip here reads aarch64 files), and scripts/licences --cross
+# reads what was linked from the map.
 cross_release_build() {
-    local product
+    local product dir=/src/${CROSS_CACHE#"$repo"/}/release/$CROSS_TRIPLE/release
     for product in alarm-multicall alarm-web; do
         [ "$product" = alarm-multicall ] || [ "${ALARM_WEB:-1}" -eq 1 ] || continue
         # DT_RELR and no exported symbols, as the native release (scripts/lib/layout.sh,
         # release_link_args): lld already.
         cross_swift_build release swift_static -c release --static-swift-stdlib --product "$product" \
-            -Xlinker --strip-all -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic >&2
+            -Xlinker --strip-all -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
+            -Xlinker "-Map=$dir/$product.map" >&2
     done
     echo "$CROSS_CACHE/release/$CROSS_TRIPLE/release"
 }
