@@ -122,9 +122,13 @@ class Bench:
         # As the package builds them (scripts/install): the Swift runtime linked in statically, so
         # what is timed is what a user runs, start-up included (no libswiftCore.so to load).
         # Every product: alarm-web and alarm-web-baseline too (bench/web.py's), unless ALARM_WEB=0.
-        log("building release binaries (swift build -c release --static-swift-stdlib)")
+        # And linked as the package links them (scripts/lib/layout.sh's release_link_args: lld,
+        # packed relocations, no exported symbols).
+        link = subprocess.run(["bash", "-c", ". scripts/lib/layout.sh && release_link_args"], cwd=ROOT,
+                              check=True, stdout=subprocess.PIPE, text=True).stdout.split()
+        log("building release binaries (swift build -c release --static-swift-stdlib %s)" % " ".join(link))
         t0 = time.monotonic()
-        subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib"], cwd=ROOT, check=True)
+        subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib"] + link, cwd=ROOT, check=True)
         self.r["build_seconds"] = time.monotonic() - t0
 
     def start_pulse(self):
@@ -536,7 +540,7 @@ class Bench:
         self.scale()  # meanwhile cron's last minute comes
         self.finish_competitors()
         main.close()
-        if not self.args.quick:  # scripts/test runs alarm-bench just before the quick run
+        if not self.args.quick:  # the quick run leaves the in-process figures out
             self.alarm_bench()
 
     def run(self):

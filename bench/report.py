@@ -243,8 +243,8 @@ def notes_and_method(r, w, cmd):
     w("- Loops (`bench/competitors.py`): bash `while sleep 1; do now=$(date +\"$FMT\"); case ... esac; done` and python "
       "`while True: time.sleep(1); now = time.strftime(fmt) ...`, FMT `%H:%M` (minute targets, as Pi alarm scripts do) "
       "or `%H:%M:%S` (the same seconds as alarmd's alarms); the \"player\" is `date +%s.%N >> FILE`.")
-    w("- Quick mode (`bash bench/run --quick`, run by `scripts/test`): fewer samples, one cron minute, 3 rounds per store "
-      "size but one at 100,000 alarms, no alarm-bench (scripts/test runs it just before); it writes "
+    w("- Quick mode (`bash bench/run --quick`, on demand: CI runs no benchmark): fewer samples, one cron minute, 3 "
+      "rounds per store size but one at 100,000 alarms, no alarm-bench; it writes "
       ".build/bench/BENCHMARKS-quick.md and leaves BENCHMARKS.md alone. `--only scale` runs the scale section alone "
       "(.build/bench/BENCHMARKS-scale.md); `--sizes` picks the store sizes.")
     w("")
