@@ -203,11 +203,10 @@ cross_release_build() {
     local product dir=/src/${CROSS_CACHE#"$repo"/}/release/$CROSS_TRIPLE/release
     for product in alarm-multicall alarm-web; do
         [ "$product" = alarm-multicall ] || [ "${ALARM_WEB:-1}" -eq 1 ] || continue
-        # DT_RELR and no exported symbols, as the native release (scripts/lib/layout.sh,
-        # release_link_args): lld already.
+        # Linked as the native release (scripts/lib/layout.sh, sourced by scripts/build-deb).
+        # shellcheck disable=SC2046
         cross_swift_build release swift_static -c release --static-swift-stdlib --product "$product" \
-            -Xlinker --strip-all -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
-            -Xlinker "-Map=$dir/$product.map" >&2
+            -Xlinker --strip-all $(release_lld_flags) -Xlinker "-Map=$dir/$product.map" >&2
     done
     echo "$CROSS_CACHE/release/$CROSS_TRIPLE/release"
 }

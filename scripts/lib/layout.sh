@@ -111,7 +111,14 @@ release_link_args() {
     local swift_bin
     swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
     if [ -x "$swift_bin/ld.lld" ] || command -v ld.lld > /dev/null; then
-        printf '%s\n' -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
+        printf '%s\n' -Xswiftc -use-ld=lld
+        release_lld_flags
+    else
+        printf '%s\n' -Xlinker --no-export-dynamic
     fi
-    printf '%s\n' -Xlinker --no-export-dynamic
+}
+# release_lld_flags: the linker flags above, for a link by lld (the native release with lld, and
+# the arm64 cross build in scripts/lib/cross.sh, which always links with lld).
+release_lld_flags() {
+    printf '%s\n' -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
 }
