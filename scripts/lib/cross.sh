@@ -206,7 +206,7 @@ cross_release_build() {
         # Linked as the native release (scripts/lib/layout.sh, sourced by scripts/build-deb).
         # shellcheck disable=SC2046
         cross_swift_build release swift_static -c release --static-swift-stdlib --product "$product" \
-            -Xlinker --strip-all $(release_lld_flags) -Xlinker "-Map=$dir/$product.map" >&2
+            $(release_swift_flags) -Xlinker --strip-all $(release_lld_flags) -Xlinker "-Map=$dir/$product.map" >&2
     done
     echo "$CROSS_CACHE/release/$CROSS_TRIPLE/release"
 }
