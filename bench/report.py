@@ -34,7 +34,7 @@ def markdown(r, argv):
     cmd = "bash bench/run" + ("".join(" " + a for a in argv) if argv else "")
     L = []
     w = L.append
-    w("# Benchmarks" + (" (quick mode: few samples, for CI)" if quick else ""))
+    w("# Benchmarks" + (" (quick mode: few samples)" if quick else ""))
     w("")
     w("Produced by `%s` on %s (%.0f s); nothing here is typed by hand. Every figure below comes from "
       "that one run on one machine, alarm and its competitors side by side, except the last two sections, "
