@@ -131,8 +131,8 @@ release_lld_flags() {
 # public symbol as used (which keeps it, and what it calls, through --gc-sections), because no
 # code outside the link calls them: the binaries are executables that export no symbols (above)
 # and nothing looks ours up by name. Together 831 KB less of the amd64 multi-call binary
-# (16,735,808 to 15,904,264 bytes), code unchanged otherwise (BENCHMARKS.md, package sizes). Both
-# flags are Swift's since 5.x: Debian's 6.2 cross build takes them too.
+# (16,735,808 to 15,904,264 bytes; BENCHMARKS.md, package sizes, and a full bench/run with them:
+# every target met). Swift 6.3.1 here and Debian's 6.2 (the arm64 cross build) take both.
 release_swift_flags() {
     printf '%s\n' -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -Xfrontend -Xswiftc -internalize-at-link
 }
