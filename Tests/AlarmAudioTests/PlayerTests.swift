@@ -1,4 +1,5 @@
 import AlarmAudio
+import AlarmTestSupport
 import Foundation
 import Testing
 
@@ -10,7 +11,12 @@ struct PlayerTests {
         let player = AlarmPlayer(devices: ["nosuch-one", "nosuch-two"], log: { lines.add($0) })
         player.retrySeconds = 0.2
         player.start(DefaultTone.clip())
-        Thread.sleep(forTimeInterval: 1.0)
+        func tries(_ device: String) -> Int {
+            lines.all.filter { $0.contains("ALSA device '\(device)': snd_pcm_open failed: No such file or directory") }
+                .count
+        }
+        // Three rounds of both devices, each logged (every 0.2 s; a loaded machine may take longer).
+        #expect(waitUntil(timeout: 10) { tries("nosuch-one") >= 3 && tries("nosuch-two") >= 3 }, "\(lines.all)")
         #expect(player.isRinging, "it keeps trying while the alarm should ring")
         let t0 = ContinuousClock.now
         let summary = player.stop()
@@ -18,13 +24,6 @@ struct PlayerTests {
         #expect(!player.isRinging)
         #expect(summary.framesWritten == 0)
         #expect(summary.stoppedByCaller)
-        let one = lines.all.filter {
-            $0.contains("ALSA device 'nosuch-one': snd_pcm_open failed: No such file or directory")
-        }
-        let two = lines.all.filter {
-            $0.contains("ALSA device 'nosuch-two': snd_pcm_open failed: No such file or directory")
-        }
-        #expect(one.count >= 3 && two.count >= 3, "\(lines.all)")
     }
 
     @Test("playOnce throws the device error when nothing opens")

@@ -1,4 +1,5 @@
 import AlarmSystem
+import AlarmTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -103,23 +104,21 @@ struct ChildProcessTests {
             environment: ["PATH": "/usr/bin:/bin"],
             ownProcessGroup: true)
         var pid: Int32?
-        for _ in 0..<500 where pid == nil {
+        waitUntil(timeout: 10, poll: 0.01) {
             pid = (try? String(contentsOfFile: dir.sub("pid"), encoding: .utf8)).flatMap {
                 Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
             }
-            usleep(10_000)
+            return pid != nil
         }
         let sleeper = try #require(pid)
         #expect(kill(sleeper, 0) == 0)
         try child.signal(SIGKILL)
         #expect(try child.wait() == .signaled(SIGKILL))
-        var gone = false
-        for _ in 0..<500 where !gone {
+        let gone = waitUntil(timeout: 10, poll: 0.01) {
             // A zombie until its parent (us, after the shell died: init) reaps it; its state says so.
             let state = (try? String(contentsOfFile: "/proc/\(sleeper)/stat", encoding: .utf8))?.split(separator: " ")
                 .dropFirst(2).first
-            gone = state == nil || state == "Z"
-            if !gone { usleep(10_000) }
+            return state == nil || state == "Z"
         }
         #expect(gone, "the sleep the shell started still runs")
         try child.signal(SIGKILL)  // reaped: nothing is sent

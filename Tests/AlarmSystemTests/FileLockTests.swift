@@ -1,3 +1,4 @@
+import AlarmTestSupport
 import Foundation
 import Testing
 
@@ -81,16 +82,14 @@ import Testing
         p.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
         p.arguments = ["-x", dir + "/lock", "sleep", "0.6"]
         try p.run()
-        // Wait until the child holds it.
-        var held = false
-        for _ in 0..<100 {
+        // Wait until the child holds it (starting flock and then sleep is slow on a loaded machine).
+        let held = try waitUntil(timeout: 10, poll: 0.01) {
             do {
                 let l = try FileLock(path: dir + "/lock", timeout: 0)
                 l.unlock()
-                Thread.sleep(forTimeInterval: 0.01)
+                return false
             } catch is LockTimeout {
-                held = true
-                break
+                return true
             }
         }
         #expect(held, "the child process should hold the lock")

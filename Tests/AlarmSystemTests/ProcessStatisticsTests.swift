@@ -1,4 +1,5 @@
 import AlarmSystem
+import AlarmTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -36,19 +37,23 @@ struct ProcessStatisticsTests {
         #expect(first.threads.contains { $0.id == me })
         #expect(first.threads.allSatisfy { !$0.name.isEmpty })
 
-        let done = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
-        done.initialize(to: 0)
-        defer { done.deallocate() }
-        let box = UInt(bitPattern: done)
+        // [0]: the sleeper has slept; [1]: it has been sampled (it stays alive until then).
+        let flags = UnsafeMutablePointer<Int32>.allocate(capacity: 2)
+        flags.initialize(repeating: 0, count: 2)
+        defer { flags.deallocate() }
+        let box = UInt(bitPattern: flags)
         let sleeper = Thread {
             let flag = UnsafeMutablePointer<Int32>(bitPattern: box)!
             for _ in 0..<30 { usleep(1000) }
-            flag.pointee = 1
-            usleep(500_000)  // stay alive to be sampled
+            flag[0] = 1
+            let deadline = Date().addingTimeInterval(60)
+            while flag[1] == 0 && Date() < deadline { usleep(5000) }
         }
         sleeper.start()
-        while done.pointee == 0 { usleep(5000) }
+        while flags[0] == 0 { usleep(5000) }
         let second = try ContextSwitches.sample()
+        flags[1] = 1
+        while !sleeper.isFinished { usleep(5000) }
         #expect(second.wakeups(since: first) >= 30)
         #expect(second.wakeups(since: second) == 0)
     }
@@ -74,9 +79,13 @@ struct ProcessStatisticsTests {
         #expect(first.threads.count == 1)
         #expect(first.threads.first?.name == "sh")
         input.fileHandleForWriting.write(Data("go\n".utf8))
-        usleep(400_000)
-        let second = try ContextSwitches.sample(process: p.processIdentifier)
-        #expect(second.wakeups(since: first) >= 5)
+        // Five sleeps (each a child the shell waits for) take a while on a loaded machine.
+        var second = first
+        #expect(
+            try waitUntil(timeout: 10) {
+                second = try ContextSwitches.sample(process: p.processIdentifier)
+                return second.wakeups(since: first) >= 5
+            }, "\(second.wakeups(since: first)) wake-ups")
         #expect(try ResidentMemory.bytes(process: p.processIdentifier) > 0)
         input.fileHandleForWriting.write(Data("done\n".utf8))
         p.waitUntilExit()

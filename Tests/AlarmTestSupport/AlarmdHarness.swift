@@ -103,12 +103,17 @@ open class AlarmdHarness: @unchecked Sendable {
             environment: environment.merging(extra) { $1 }, removing: removedEnvironment)
     }
 
-    /// Starts alarmd and waits until it is up: status.json written and `alarm status` answered.
+    /// Starts alarmd and waits until it is up: status.json written by this alarmd and `alarm
+    /// status` answered. status.json outlives an alarmd (a crash, a stop), and alarmd opens its
+    /// FIFO before it loads its alarms and state: the file of an earlier run is not a sign of this
+    /// one being up.
     public func start(timeout: Double = 20) throws {
+        let stale = statusStamp()
         try launch()
         let up = try waitUntil(timeout: timeout, poll: 0.05) {
             if let d = daemon, !d.isRunning { throw PulseNullSink.Failed(description: "alarmd exited: \(log)") }
-            return FileManager.default.fileExists(atPath: statusPath) && (try? cli("status"))?.status == 0
+            guard let stamp = statusStamp(), stamp != stale else { return false }
+            return (try? cli("status"))?.status == 0
         }
         guard up else {
             throw PulseNullSink.Failed(description: "alarmd did not start in \(Slowdown.scaled(timeout)) s: \(log)")
@@ -174,6 +179,14 @@ open class AlarmdHarness: @unchecked Sendable {
     public func status() -> [String: Any]? {
         guard let data = FileManager.default.contents(atPath: statusPath) else { return nil }
         return try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    }
+
+    /// Identifies one write of status.json (alarmd renames a new file into place: a new inode),
+    /// or nil while there is none.
+    private func statusStamp() -> [Int]? {
+        var st = stat()
+        guard stat(statusPath, &st) == 0 else { return nil }
+        return [Int(st.st_ino), st.st_mtim.tv_sec, st.st_mtim.tv_nsec]
     }
 
     /// The rings alarmd recorded, oldest first.

@@ -45,7 +45,7 @@ struct PreflightEndToEndTests {
             h.wait(20) { FileManager.default.fileExists(atPath: h.fallbackEnvPath) },
             "fallback_command did not run: \(h.log)")
         #expect(
-            h.wait(5) {
+            h.wait(10) {
                 (try? String(contentsOfFile: h.fallbackEnvPath, encoding: .utf8))?.contains("ALARM_REASON=") == true
             })
         let env = Dictionary(
@@ -65,7 +65,7 @@ struct PreflightEndToEndTests {
         #expect(env["ALARM_REASON"]?.contains("snd_pcm_open") == true)
         #expect(env["ALARM_DEVICE"] == nil, "alarmd's own ALARM_* settings are not passed on")
         // The ring was the ring's business: the warnings are gone with it.
-        #expect(h.wait(5) { h.warnings.isEmpty }, "\(h.warnings)")
+        #expect(h.wait(10) { h.warnings.isEmpty }, "\(h.warnings)")
         // After the ring (4 s): history has the failed ring and what the fallback did.
         #expect(h.wait(20) { h.history().contains { $0["alarm"] as? String == "wake" } }, "\(h.log)")
         let entry = try #require(h.history().first { $0["alarm"] as? String == "wake" })
@@ -92,7 +92,7 @@ struct PreflightEndToEndTests {
 
         try "preflight = 0\n".write(toFile: h.configPath, atomically: true, encoding: .utf8)
         kill(try #require(h.pid), SIGHUP)
-        #expect(h.wait(5) { h.log.contains("reloading the configuration") })
+        #expect(h.wait(10) { h.log.contains("reloading the configuration") })
         #expect(try h.cli("add", "--in", "20s", "--id", "off", "--sound", "missing.wav").status == 0)
         Thread.sleep(forTimeInterval: 3)
         #expect(h.warnings.isEmpty, "preflight = 0: no checks: \(h.warnings)")

@@ -22,7 +22,9 @@ struct PrerollEndToEndTests {
         #expect(added.status == 0, "\(added.stderr)")
         #expect(h.wait(15) { h.log.contains("pre-rolled pre for") }, "\(h.log)")
         #expect(h.wait(15) { h.log.contains("ringing pre with a440.wav (pre-rolled)") }, "\(h.log)")
-        #expect(h.wait(10) { h.recorder.count > 0 && Recording.firstSound(h.recorder.samples, threshold: 1000) != nil })
+        let onset = try #require(h.recorder.waitForSound(timeout: 10), "nothing was heard: \(h.log)")
+        // Half a second of it recorded before the stop, for the tone below.
+        #expect(h.wait(10) { h.recorder.count >= onset + h.rate / 2 }, "\(h.recordingDiagnosis)")
         _ = try h.cli("stop")
         #expect(h.wait(10) { h.history().contains { $0.string("alarm") == "pre" } })
         let entry = try #require(h.history().first { $0.string("alarm") == "pre" })
@@ -65,8 +67,9 @@ struct PrerollEndToEndTests {
         #expect(try h.cli("add", "--at", at, "--id", "edit", "--sound", "a880.wav").status == 0)
         #expect(
             h.wait(15) { h.history().contains { $0.string("alarm") == "edit" } || h.log.contains("ringing edit with") })
-        #expect(h.wait(10) { Recording.firstSound(h.recorder.samples, from: mark, threshold: 1000) != nil })
-        Thread.sleep(forTimeInterval: 0.6)
+        let onset = try #require(h.recorder.waitForSound(from: mark, timeout: 10), "nothing was heard: \(h.log)")
+        // Half a second of it recorded before the stop, for the tone below.
+        #expect(h.wait(10) { h.recorder.count >= onset + h.rate / 2 }, "\(h.recordingDiagnosis)")
         _ = try h.cli("stop")
         let samples = h.recorder.samples
         let start = try #require(Recording.firstSound(samples, from: mark, threshold: 1000))

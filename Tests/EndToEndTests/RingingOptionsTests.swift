@@ -135,7 +135,7 @@ struct RingingOptionsTests {
         let again = try #require(
             h.recorder.waitForSound(from: h.recorder.count, timeout: 10), "it did not ring again after the snooze")
         _ = again
-        #expect(h.wait(5) { h.status()?.string("state") == "ringing" })
+        #expect(h.wait(10) { h.status()?.string("state") == "ringing" })
         #expect(h.status()?["snoozes"] as? Int == 1)
         #expect(h.status()?["max_snoozes"] as? Int == 1)
         let refused = try h.cli("snooze")
@@ -174,9 +174,15 @@ struct RingingOptionsTests {
         #expect(
             h.wait(40) { h.history().contains { $0.string("outcome") == "ignored" } },
             "no 'ignored' in history: \(h.log)")
-        Thread.sleep(forTimeInterval: 1)
-        let s = h.recorder.samples
-        let heard = rings(Array(s[start...]), rate: h.rate, gap: 1.0)
+        // The recording lags the sink: wait until it holds the fourth ring's end and a second of
+        // quiet after it (a ring still sounding runs to the recording's end).
+        #expect(
+            waitUntil(timeout: 10, poll: 0.1) {
+                let s = Array(h.recorder.samples[start...])
+                let r = rings(s, rate: h.rate, gap: 1.0)
+                return r.count >= 4 && r[3].upperBound < s.count
+            }, "the fourth ring's end never reached the recording: \(h.recordingDiagnosis)")
+        let heard = rings(Array(h.recorder.samples[start...]), rate: h.rate, gap: 1.0)
         #expect(heard.count == 4, "rings heard: \(heard.map { Double($0.count) / Double(h.rate) })")
         // Each ring lasts `ring` by alarmd's clock, and sounds no longer. What the sink heard of it
         // may be shorter: on a loaded machine the first frame can come most of a second after the
@@ -187,7 +193,7 @@ struct RingingOptionsTests {
             let secs = Double(r.count) / Double(h.rate)
             #expect(secs > 0.1 && secs < 2.6, "a ring sounded for \(secs) s")
         }
-        #expect(h.status()?.string("state") == "idle")
+        #expect(h.wait(10) { h.status()?.string("state") == "idle" }, "\(String(describing: h.status()))")
         let history = h.history().filter { $0.string("alarm") == "nap" }
         func date(_ entry: [String: Any], _ key: String) -> Date? { entry.string(key).flatMap(parseRFC3339) }
         for entry in history {
@@ -205,6 +211,8 @@ struct RingingOptionsTests {
         }
         #expect(history.compactMap { $0.string("outcome") } == ["snoozed", "snoozed", "snoozed", "ignored"])
         #expect(history.first?.string("reason") == "nobody answered in 2s: snoozed itself (1 of 3)")
+        // alarmd appends the event after it has written history and status.json.
+        #expect(h.wait(10) { events(h).contains { $0.string("event") == "ignored" } })
         let ignored = try #require(events(h).last { $0.string("event") == "ignored" }, "no ignored event")
         #expect(ignored.string("alarm") == "nap")
         #expect(ignored.string("label") == "Nap")

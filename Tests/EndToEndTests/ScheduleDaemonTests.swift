@@ -39,7 +39,7 @@ struct ScheduleDaemonTests {
         let paused = try h.cli("pause", "tick")
         #expect(paused.stdout == "paused tick until alarm resume\n", "\(paused.stdout) \(paused.stderr)")
         #expect(
-            h.wait(5) { (h.status()?["paused"] as? [[String: Any]])?.first?.string("id") == "tick" },
+            h.wait(10) { (h.status()?["paused"] as? [[String: Any]])?.first?.string("id") == "tick" },
             "status.json shows the pause: \(h.log)")
         let status = try h.cli("status")
         #expect(status.stdout.contains("paused: tick (until alarm resume)"), "\(status.stdout)")
@@ -58,7 +58,7 @@ struct ScheduleDaemonTests {
         let mark = h.recorder.count
         let resumed = try h.cli("resume", "tick")
         #expect(resumed.stdout.hasPrefix("resumed tick: next ring "), "\(resumed.stdout)")
-        #expect(h.wait(5) { h.status()?["paused"] == nil }, "status.json drops the pause")
+        #expect(h.wait(10) { h.status()?["paused"] == nil }, "status.json drops the pause")
         let onset = try #require(
             h.recorder.waitForSound(from: mark, timeout: 30), "it did not ring after resume: \(h.log)")
         _ = onset
@@ -66,7 +66,7 @@ struct ScheduleDaemonTests {
             h.wait(15) { h.status()?.string("state") == "ringing" && h.status()?.string("alarm") == "tick" }, "\(h.log)"
         )
         #expect(try h.cli("stop").status == 0)
-        #expect(h.wait(5) { entries(h, "tick").contains { $0.string("outcome") == "stopped" } })
+        #expect(h.wait(10) { entries(h, "tick").contains { $0.string("outcome") == "stopped" } })
         let outcomes = entries(h, "tick").compactMap { $0.string("outcome") }
         #expect(outcomes.first == "paused" && outcomes.last == "stopped", "\(outcomes)")
         // Each occurrence once: no instant recorded twice.
@@ -90,7 +90,7 @@ struct ScheduleDaemonTests {
         try "# test holidays\n\(today) Test Day\n".write(toFile: file, atomically: true, encoding: .utf8)
         try Recording.writeSineWAV(path: h.soundsDir + "/" + Self.a440, frequency: 440, seconds: 1.5)
         try h.start()
-        #expect(h.wait(5) { h.log.contains("holidays: 1 day(s)") }, "\(h.log)")
+        #expect(h.wait(10) { h.log.contains("holidays: 1 day(s)") }, "\(h.log)")
 
         let first = instant(5)
         let added = try h.cli(
@@ -108,18 +108,18 @@ struct ScheduleDaemonTests {
 
         // A malformed edit is refused with its line; the holidays in force stay.
         try "\(today) Test Day\n2026-02-30 typo\n".write(toFile: file, atomically: true, encoding: .utf8)
-        #expect(h.wait(5) { h.log.contains("line 2: '2026-02-30' is not a date") }, "\(h.log)")
+        #expect(h.wait(10) { h.log.contains("line 2: '2026-02-30' is not a date") }, "\(h.log)")
         // Today is no holiday any more: the next occurrence rings.
         let mark = h.recorder.count
         try "# no holidays left\n".write(toFile: file, atomically: true, encoding: .utf8)
-        #expect(h.wait(5) { h.log.contains("holidays: 0 day(s)") }, "\(h.log)")
+        #expect(h.wait(10) { h.log.contains("holidays: 0 day(s)") }, "\(h.log)")
         _ = try #require(h.recorder.waitForSound(from: mark, timeout: 30), "it did not ring after the edit: \(h.log)")
         // It rings every 10 s (each occurrence takes over from the last): work's ring, in status.json.
         #expect(
             h.wait(15) { h.status()?.string("state") == "ringing" && h.status()?.string("alarm") == "work" }, "\(h.log)"
         )
         #expect(try h.cli("stop").status == 0)
-        #expect(h.wait(5) { entries(h, "work").contains { $0.string("outcome") == "stopped" } })
+        #expect(h.wait(10) { entries(h, "work").contains { $0.string("outcome") == "stopped" } })
         #expect(try h.cli("remove", "work").status == 0)
     }
 
@@ -140,9 +140,9 @@ struct ScheduleDaemonTests {
         let ended = try #require(entries(h, "short").first { $0.string("outcome") == "ended" })
         #expect(ended.string("scheduled").flatMap(parseRFC3339) == last)
         #expect(ended.string("reason")?.contains("the alarm ends and was removed") == true)
-        #expect(h.wait(5) { !((try? h.cli("list", "--json").stdout.contains("\"short\"")) ?? true) }, "still listed")
+        #expect(h.wait(10) { !((try? h.cli("list", "--json").stdout.contains("\"short\"")) ?? true) }, "still listed")
         _ = h.recorder.waitForSound(from: 0, timeout: 5)
         #expect(try h.cli("stop").status == 0)
-        #expect(h.wait(5) { entries(h, "short").contains { $0.string("outcome") == "stopped" } })
+        #expect(h.wait(10) { entries(h, "short").contains { $0.string("outcome") == "stopped" } })
     }
 }

@@ -41,7 +41,7 @@ struct ZoneDataTests {
         defer { h.shutdown() }
         #expect(h.log.contains("zone Test/Shift"), "\(h.log)")
         #expect(try h.cli("add", "12:00", "--id", "noon").status == 0)
-        #expect(h.wait(3) { nextAt(h) != nil }, "\(h.log)")
+        #expect(h.wait(10) { nextAt(h) != nil }, "\(h.log)")
         let before = try #require(nextAt(h))
 
         try zic("Zone Test/Shift 3:00 - TSB\n", into: tzdir)
@@ -60,7 +60,7 @@ struct ZoneDataTests {
             source: "Zone Test/Home 0:00 - HOM\nZone Test/Pinned 0:00 - PNA\n", systemZone: "Test/Home")
         defer { h.shutdown() }
         #expect(try h.cli("add", "12:00", "--zone", "Test/Pinned", "--id", "pinned").status == 0)
-        #expect(h.wait(3) { nextAt(h) != nil }, "\(h.log)")
+        #expect(h.wait(10) { nextAt(h) != nil }, "\(h.log)")
         let before = try #require(nextAt(h))
 
         try zic("Zone Test/Pinned 3:00 - PNB\n", into: tzdir)

@@ -210,10 +210,10 @@ import Testing
             #expect(try rig.cli("stop") == 0, "stop of the last ring")
         }
         #expect(try rig.cli("ring") == 0, "ring after abuse")
-        #expect(rig.wait(2) { (rig.status()?["state"] as? String) == "ringing" })
+        #expect(rig.wait(10) { (rig.status()?["state"] as? String) == "ringing" })
         #expect(try rig.cli("stop") == 0, "stop after abuse")
         #expect(
-            rig.wait(2) { (rig.status()?["state"] as? String) == "idle" }, "status after stop: \(rig.status() ?? [:])")
+            rig.wait(10) { (rig.status()?["state"] as? String) == "idle" }, "status after stop: \(rig.status() ?? [:])")
         Thread.sleep(forTimeInterval: 0.3)
         let after = try #require(rig.residentKiB())
         let ignored = rig.log.components(separatedBy: "ignored control line").count - 1

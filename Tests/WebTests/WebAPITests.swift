@@ -117,7 +117,7 @@ import Testing
         #expect(notRinging.error?.hasPrefix("nothing was snoozed") == true)
 
         // History: what alarm history --json prints.
-        #expect(h.wait(5) { (try? http.get("/api/history"))?.text.contains("\"outcome\"") == true })
+        #expect(h.wait(10) { (try? http.get("/api/history"))?.text.contains("\"outcome\"") == true })
         let history = try http.get("/api/history")
         #expect(history.status == 200)
         #expect(history.text == (try h.cli("history", "--json")).stdout)
@@ -453,7 +453,7 @@ import Testing
         // The stalled ones are closed at their head deadline; then that address is answered again.
         #expect(h.wait(25) { stalled.allSatisfy { !isOpen($0) } }, "the stalled connections were closed by the server")
         #expect(try h.http.get("/api/status").status == 200)
-        #expect(h.wait(5) { h.webLog.contains("refused 127.0.0.1: more than 16 connections from this address") })
+        #expect(h.wait(10) { h.webLog.contains("refused 127.0.0.1: more than 16 connections from this address") })
         #expect(h.webLog.contains("refused 127.0.0.1: timed out: request head not complete within 5 s"))
         #expect(h.wait(30) { !isOpen(silent) }, "the silent connection was closed by the server")
         #expect(h.webLog.contains("refused 127.0.0.3: timed out: sent no request within 10 s of connecting"))
