@@ -106,7 +106,8 @@ struct HooksTests {
         }
         #expect(pids.count == events)
         func state(_ pid: Int32) -> Substring? {
-            (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
+            (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2)
+                .first
         }
         for pid in pids {
             #expect(h.wait(10) { state(pid) == nil || state(pid) == "Z" }, "the slow hook's sleep \(pid) still runs")
