@@ -124,7 +124,7 @@ let package = Package(
             name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmState", "AlarmHooks", "AlarmTestSupport"]),
         .testTarget(name: "WebAuthTests", dependencies: ["AlarmWebAuth"]),
         // Real-audio harness shared by the test targets: a PulseAudio null sink and its recorder.
-        .target(name: "AlarmTestSupport", path: "Tests/AlarmTestSupport"),
+        .target(name: "AlarmTestSupport", dependencies: ["CLinux"], path: "Tests/AlarmTestSupport"),
         // Runs the built binaries as processes.
         .testTarget(
             name: "EndToEndTests", dependencies: ["alarm", "alarmd", "alarm-hooks", "alarm-button", "AlarmTestSupport"]),

@@ -35,32 +35,6 @@ struct TempDir {
     func cleanup() { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// Serialises tests that set the real-time clock against tests that arm
-/// `TFD_TIMER_CANCEL_ON_SET` timers, which such a set would legitimately cancel.
-final class RealtimeClockGuard: @unchecked Sendable {
-    static let shared = RealtimeClockGuard()
-    private let lock: UnsafeMutablePointer<pthread_rwlock_t>
-
-    private init() {
-        lock = .allocate(capacity: 1)
-        pthread_rwlock_init(lock, nil)
-    }
-
-    /// For tests whose timers must not see a clock change.
-    func sharing<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_rwlock_rdlock(lock)
-        defer { pthread_rwlock_unlock(lock) }
-        return try body()
-    }
-
-    /// For a test that sets the clock.
-    func exclusive<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_rwlock_wrlock(lock)
-        defer { pthread_rwlock_unlock(lock) }
-        return try body()
-    }
-}
-
 /// Sets CLOCK_REALTIME to its own current value: a discontinuous set by zero seconds, which is
 /// enough for the kernel to cancel TFD_TIMER_CANCEL_ON_SET timers while leaving the time as it is.
 func setRealtimeClockToNow() -> Int32 {
