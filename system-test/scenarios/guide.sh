@@ -7,6 +7,8 @@
 # scenario's result. Where the guest differs, a word is substituted and said (the card: Loopback
 # for the guide's Device and sndrpihifiberry; the repository's address: the host's server, which
 # qemu's user network shows the guest as 10.0.2.2; wget: busybox's, as the guest has no wget).
+# The key's fingerprint the guide has the owner compare is the one the host read from the key it
+# serves (apt-key-fpr in the share, as scripts/release prints it).
 # Section 1 installs from the apt repository the host serves (system-test/apt_host.py, release 2,
 # the newest): the package the earlier scenarios installed is purged first, as on a fresh Pi.
 GUIDE=/usr/share/doc/alarm/raspberry-pi.md
@@ -94,9 +96,18 @@ sc_guide() {
     DEBIAN_FRONTEND=noninteractive apt-get purge -y alarm alarm-web > "$D/purge.out" 2>&1 || fail "apt-get purge alarm alarm-web failed: $(tail -2 "$D/purge.out")"
     rm -f /etc/apt/sources.list.d/alarm.sources /etc/apt/keyrings/alarm-archive-keyring.gpg
     note "a fresh Pi: the package of the earlier scenarios purged, the repository's source and key removed; the repository is $url (release 2, $v2)"
-    repo=(-s 'http://192.168.1.10:8080' "$url" -s 'sudo wget' 'sudo busybox wget')
-    excuse 'python3 -m http.server -d out/apt 8080' "the maintainers' machine serves out/apt: here the host serves the releases scripts/release wrote (system-test/apt_host.py)"
-    g "${repo[@]}" -- 'sudo wget -qO /etc/apt/keyrings/alarm-archive-keyring.gpg http://192.168.1.10:8080/alarm-archive-keyring.gpg'
+    repo=(-s 'http://192.168.1.10:8080' "$url" -s 'wget -qO' 'busybox wget -qO')
+    excuse 'python3 -m http.server -d out/apt 8080' "the owner's machine serves out/apt: here the host serves the releases scripts/release wrote (system-test/apt_host.py)"
+    local fpr
+    fpr=$(cat "$H/apt-key-fpr" 2> /dev/null)
+    [[ "$fpr" =~ ^[0-9A-F]{40}$ ]] || { fail "the host gave no fingerprint of the repository's key (apt-key-fpr: '$fpr')"; return; }
+    rm -f /home/owner/alarm-archive-keyring.gpg
+    g "${repo[@]}" -- 'wget -qO alarm-archive-keyring.gpg http://192.168.1.10:8080/alarm-archive-keyring.gpg'
+    # What the owner compares: the fingerprint on its own line under "pub", all 40 characters.
+    g -e "^ +$fpr\$" -- 'gpg --show-keys alarm-archive-keyring.gpg'
+    g -- 'sudo install -m 644 alarm-archive-keyring.gpg /etc/apt/keyrings/'
+    [ "$(stat -c '%a %U' /etc/apt/keyrings/alarm-archive-keyring.gpg 2>&1)" = "644 root" ] ||
+        fail "the key the guide installs is not root's, mode 644: $(stat -c '%a %U' /etc/apt/keyrings/alarm-archive-keyring.gpg 2>&1)"
     g "${repo[@]}" -e '^Signed-By: /etc/apt/keyrings/alarm-archive-keyring.gpg$' -- "printf 'Types: deb\\nURIs: http://192.168.1.10:8080/\\nSuites: stable\\nComponents: main\\nSigned-By: /etc/apt/keyrings/alarm-archive-keyring.gpg\\n' | sudo tee /etc/apt/sources.list.d/alarm.sources"
     g -e "${url//./\\.}/? stable InRelease" -- 'sudo apt update'
     grep -E '^(W|E):' "$D/g-$GN.out" && fail "sudo apt update warned or failed: $(grep -E '^(W|E):' "$D/g-$GN.out" | head -3 | tr '\n' ' ')"
