@@ -133,16 +133,7 @@ extension RealtimeClockGuard {
     /// Assertions belong after it, on what the attempt returned: an attempt a set spoiled must not
     /// record a failure.
     public func withoutClockSet<T>(tries: Int = 5, _ attempt: (ClockSetWatch) throws -> T) throws -> (T, spoiled: Int) {
-        var spoiled = 0
-        while true {
-            let watch = ClockSetWatch()
-            // What the attempt threw counts as what it returned: a set can make an arm throw
-            // (ECANCELED), and that attempt is spoiled too.
-            let result = Result { try sharing { try attempt(watch) } }
-            watch.check()
-            if !watch.spoiled || spoiled + 1 >= tries { return (try result.get(), spoiled + (watch.spoiled ? 1 : 0)) }
-            spoiled += 1
-        }
+        try untilUnspoiled(tries: tries, exclusively: false, attempt)
     }
 
     /// As `withoutClockSet`, for a test that sets the clock itself (under `exclusive`).
@@ -151,10 +142,19 @@ extension RealtimeClockGuard {
     ) throws -> (
         T, spoiled: Int
     ) {
+        try untilUnspoiled(tries: tries, exclusively: true, attempt)
+    }
+
+    /// The loop of both: each attempt under `exclusive` or `sharing`, with a watch of its own.
+    private func untilUnspoiled<T>(
+        tries: Int, exclusively: Bool, _ attempt: (ClockSetWatch) throws -> T
+    ) throws -> (T, spoiled: Int) {
         var spoiled = 0
         while true {
             let watch = ClockSetWatch()
-            let result = Result { try exclusive { try attempt(watch) } }
+            // What the attempt threw counts as what it returned: a set can make an arm throw
+            // (ECANCELED), and that attempt is spoiled too.
+            let result = Result { try exclusively ? exclusive { try attempt(watch) } : sharing { try attempt(watch) } }
             watch.check()
             if !watch.spoiled || spoiled + 1 >= tries { return (try result.get(), spoiled + (watch.spoiled ? 1 : 0)) }
             spoiled += 1
