@@ -234,11 +234,11 @@ sc_guide() {
     # reinstalls the package; CI builds from source on the host (natively and cross for arm64).
     excuse 'sudo scripts/uninstall' "a source install's; this guest has the package (CI's check-packaging runs scripts/install and scripts/uninstall into temporary roots)"
     excuse 'sudo scripts/uninstall --purge' "as above"
-    excuse 'sudo scripts/build-deb --arch arm64' "needs the source and Swift: CI's arm64-package step runs it on the host"
-    excuse 'sudo env ALARM_RELEASE_KEY=0123456789ABCDEF0123456789ABCDEF01234567 GNUPGHOME="$HOME/.gnupg" scripts/release 0.2.0' "the maintainers' release: the host ran scripts/release (a throwaway key) for the repository section 1 installed from"
-    excuse 'sudo scripts/deps' "needs the source and network: CI runs it on the host"
+    excuse 'scripts/build-deb --arch arm64' "needs the source and Swift: CI's arm64-package step runs it on the host"
+    excuse 'ALARM_RELEASE_KEY=0123456789ABCDEF0123456789ABCDEF01234567 scripts/release 0.2.0' "the maintainers' release: the host ran scripts/release (a throwaway key) for the repository section 1 installed from"
+    excuse 'scripts/deps' "needs the source and network: CI runs it on the host"
     excuse 'swift --version' "no Swift in the guest (a native build under emulation would take hours)"
-    excuse 'sudo env PATH="$PATH" SWIFT_BUILD_ARGS="-j 1" scripts/install' "a build from source: as above"
+    excuse 'SWIFT_BUILD_ARGS="-j 1" scripts/install' "a build from source: as above"
     # The swap file for a build: 2G where the guest's disk has room, else a smaller one (said).
     local size=2G
     [ "$(df --output=avail -k /var/tmp | tail -1)" -gt 2621440 ] || size=256M
