@@ -32,7 +32,8 @@ MANIFEST=$DATADIR/installed-files
 
 # The files install writes (absolute paths without DESTDIR), except the config file, which is
 # only created when absent and only removed when unchanged or on --purge. (The hooks directory
-# $SYSCONFDIR/alarm/hooks.d is made empty and removed when empty.)
+# $SYSCONFDIR/alarm/hooks.d and the drop-in directory alarm.conf.d are made empty and removed
+# when empty.)
 alarm_files() {
     local repo=$1 s
     printf '%s\n' "$BINDIR/alarm" "$BINDIR/alarmd" "$BINDIR/alarm-hooks" "$BINDIR/alarm-button" "$LIBEXECDIR/alarm-mqtt" \
@@ -66,7 +67,7 @@ alarm_web_files() {
 
 # Directories that belong to alarm alone: removed by uninstall once empty.
 alarm_dirs() {
-    printf '%s\n' "$SOUNDSDIR" "$DATADIR" "$LIBEXECDIR" "$DOCDIR" "$SYSCONFDIR/alarm/hooks.d" "$SYSCONFDIR/alarm"
+    printf '%s\n' "$SOUNDSDIR" "$DATADIR" "$LIBEXECDIR" "$DOCDIR" "$SYSCONFDIR/alarm/hooks.d" "$SYSCONFDIR/alarm/alarm.conf.d" "$SYSCONFDIR/alarm"
 }
 
 # Units, scripts and the config example name /usr paths; rewrites them for another PREFIX.

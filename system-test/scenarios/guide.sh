@@ -125,16 +125,18 @@ sc_guide() {
 
     # 3. The sound device, the volume floor, a board without a mixer.
     g -e 'Loopback' -- 'alarm devices'
-    g -s CARD=Device CARD=Loopback -- "echo 'device = plughw:CARD=Device,DEV=0' | sudo tee -a /etc/alarm/alarm.conf"
+    g -s CARD=Device CARD=Loopback -- "echo 'device = plughw:CARD=Device,DEV=0' | sudo tee /etc/alarm/alarm.conf.d/50-device.conf"
     g -- 'sudo systemctl restart alarmd'
     as_root_active alarmd "the device was set and alarmd restarted"
+    # The drop-in, not the package's conffile, holds it; alarm config says so.
+    cmp -s /etc/alarm/alarm.conf "$D/alarm.conf.orig" || fail "the guide's settings changed /etc/alarm/alarm.conf, the package's conffile"
+    g -e '^device = plughw:CARD=Loopback,DEV=0 +# /etc/alarm/alarm\.conf\.d/50-device\.conf:1$' -e '^snooze = 9m +# default$' -- 'alarm config'
     alarm devices > "$D/devices-after.out" 2>&1
     grep -q 'plughw:CARD=Loopback,DEV=0' "$D/devices-after.out" || fail "alarm devices does not show the device set as the guide says: $(head -3 "$D/devices-after.out")"
-    g -- "echo 'mixer_floor = 70' | sudo tee -a /etc/alarm/alarm.conf"
-    g -- "echo 'mixer_control = Speaker' | sudo tee -a /etc/alarm/alarm.conf"
+    g -- "printf 'mixer_floor = 70\\nmixer_control = Speaker\\n' | sudo tee /etc/alarm/alarm.conf.d/50-mixer.conf"
     g -- 'sudo systemctl reload alarmd'
     as_root_active alarmd "mixer_floor and a mixer_control this card lacks (Speaker), reloaded"
-    g -- "echo 'volume = 40' | sudo tee -a /etc/alarm/alarm.conf"
+    g -- "echo 'volume = 40' | sudo tee /etc/alarm/alarm.conf.d/50-volume.conf"
     g -- 'sudo systemctl reload alarmd'
     as_root_active alarmd "volume = 40, reloaded"
     g -s CARD=sndrpihifiberry CARD=Loopback -- 'alarm play chime.flac --device plughw:CARD=sndrpihifiberry,DEV=0 --volume 40'
@@ -155,15 +157,14 @@ sc_guide() {
     else
         note "no gpio-keys device in this guest: 'alarm devices' names no button"
     fi
-    g -- "echo 'button_device = Logitech USB Receiver' | sudo tee -a /etc/alarm/alarm.conf"
-    g -- "echo 'button_keys = KEY_PAGEDOWN, KEY_ENTER' | sudo tee -a /etc/alarm/alarm.conf"
+    g -- "printf 'button_device = Logitech USB Receiver\\nbutton_keys = KEY_PAGEDOWN, KEY_ENTER\\n' | sudo tee /etc/alarm/alarm.conf.d/50-button.conf"
     local t0=$EPOCHREALTIME
     g -- 'sudo systemctl enable --now alarm-button'
     as_root_active alarm-button "enable --now"
     wait_for 20 bash -c "journalctl --no-pager -u alarm-button --since @${t0%.*} | grep -q \"no input device named 'Logitech USB Receiver'; waiting for it\"" ||
         fail "alarm-button with the guide's USB receiver absent does not say it waits for it: $(journalctl --no-pager -u alarm-button -n 3 | tr '\n' ' ')"
     # Without those two lines, the guide's gpio-keys default (the overlay's device).
-    sed -i -e '/^button_device = Logitech USB Receiver$/d' -e '/^button_keys = KEY_PAGEDOWN, KEY_ENTER$/d' /etc/alarm/alarm.conf
+    rm -f /etc/alarm/alarm.conf.d/50-button.conf
     if grep -q 'P: Phys=gpio-keys/' /proc/bus/input/devices; then
         systemctl restart alarm-button
         wait_for 20 bash -c "journalctl --no-pager -u alarm-button -b | grep -q 'using /dev/input/event[0-9]* (\"gpio-keys\"'" || true
@@ -205,7 +206,7 @@ sc_guide() {
     # 8. alarm-web from the repository, listening, its URL and token.
     g -i $'y\n' -- 'sudo apt install alarm-web'
     [ "$(dpkg-query -W -f='${Version}' alarm-web 2>&1)" = "$v2" ] || fail "the guide's apt install alarm-web installed $(dpkg-query -W -f='${Version}' alarm-web 2>&1), not $v2"
-    g -- "echo 'web_listen = 0.0.0.0:8475' | sudo tee -a /etc/alarm/alarm.conf"
+    g -- "echo 'web_listen = 0.0.0.0:8475' | sudo tee /etc/alarm/alarm.conf.d/50-web.conf"
     g -- 'sudo systemctl enable --now alarm-web'
     as_root_active alarm-web "enable --now with web_listen = 0.0.0.0:8475"
     g -e '^http://[^ ]+:8475/' -- 'alarm web-url'
@@ -215,6 +216,7 @@ sc_guide() {
     # 9. The user service, in owner's own manager (lingering: as while logged in).
     cp /etc/alarm/alarm.conf "$D/alarm.conf.guide"
     cp "$D/alarm.conf.orig" /etc/alarm/alarm.conf
+    rm -f /etc/alarm/alarm.conf.d/50-*.conf
     loginctl enable-linger owner
     wait_for 30 test -S "/run/user/$(id -u owner)/bus" || fail "no user bus for owner after loginctl enable-linger (dbus-user-session)"
     g -- 'sudo systemctl disable --now alarmd'
@@ -253,6 +255,7 @@ sc_guide() {
     # 10. Removed with apt: alarmd gone, the alarms kept; then installed again offline, from the
     # .deb files (section 1's and 8's offline lines; alarm-web went with alarm, which it depends on).
     cp "$D/alarm.conf.orig" /etc/alarm/alarm.conf
+    rm -f /etc/alarm/alarm.conf.d/50-*.conf
     g -i $'y\n' -- 'sudo apt remove alarm'
     [ "$(dpkg-query -W -f='${Status}' alarm 2> /dev/null)" != "install ok installed" ] || fail "alarm is still installed after the guide's apt remove"
     systemctl is-active --quiet alarmd && fail "alarmd still runs after apt remove alarm"
@@ -273,6 +276,7 @@ sc_guide() {
     [ -z "$missing" ] || fail "commands of the guide neither run nor excused: $(echo "$missing" | paste -sd'|')"
     note "guide: $(sort -u "$D/guide-ran" | wc -l) of its $(wc -l < "$D/guide-commands") commands run as owner, $(sort -u "$D/guide-excused" | wc -l) excused"
     cp "$D/alarm.conf.orig" /etc/alarm/alarm.conf
+    rm -f /etc/alarm/alarm.conf.d/50-*.conf
     systemctl restart alarmd
     alarm remove wake > /dev/null 2>&1
     apt_sources_back

@@ -83,6 +83,9 @@ public struct Configuration: Equatable, Sendable {
     public var buttonKeys: Set<Int> = []
     /// How long a press must be held to stop the alarm (config `button_hold`); shorter snoozes.
     public var buttonHold: TimeInterval = 2
+    /// Where each setting that is not its default came from (`alarm config`): `FILE:LINE`,
+    /// `environment NAME` or `option --name`, by key. Not part of equality.
+    public var origins = Origins()
 
     public static let defaultConfigPath = "/etc/alarm/alarm.conf"
 
@@ -129,21 +132,46 @@ public struct Configuration: Equatable, Sendable {
             if let v = environment[env], !v.isEmpty { return v }
             return nil
         }
+        /// Where a flag's or variable's value came from, for `alarm config`.
+        func origin(_ flag: String?, _ option: String, _ env: String) -> String {
+            if let flag, !flag.isEmpty { return "option --\(option)" }
+            return "environment \(env)"
+        }
         let explicitConfig = pick(flags.config, "ALARM_CONFIG")
         c.configPath = explicitConfig ?? defaultConfigPath
+        // The file, then its drop-ins (FILE.d/*.conf in name order, the later winning), as
+        // systemd's: settings added in a drop-in survive an upgrade that replaces the file.
+        let dropIns = try dropInPaths(for: c.configPath)
         if FileManager.default.fileExists(atPath: c.configPath) {
             try c.apply(file: c.configPath)
-        } else if explicitConfig != nil {
+        } else if explicitConfig != nil && dropIns.isEmpty {
             throw ConfigurationError(path: c.configPath, line: nil, message: "the config file does not exist")
         }
-        if let v = pick(flags.stateDir, "ALARM_STATE_DIR") { c.stateDir = v }
-        if let v = pick(flags.runtimeDir, "ALARM_RUNTIME_DIR") { c.runtimeDir = v }
-        if let v = pick(flags.soundsDir, "ALARM_SOUNDS_DIR") { c.soundsDirs = v.split(separator: ":").map(String.init) }
-        if let v = pick(flags.device, "ALARM_DEVICE") { c.device = v }
-        if let v = pick(nil, "ALARM_HOOKS_DIR") { c.hooksDir = v }
+        for path in dropIns { try c.apply(file: path, base: c.configPath) }
+        if let v = pick(flags.stateDir, "ALARM_STATE_DIR") {
+            c.stateDir = v
+            c.origins["state_dir"] = origin(flags.stateDir, "state-dir", "ALARM_STATE_DIR")
+        }
+        if let v = pick(flags.runtimeDir, "ALARM_RUNTIME_DIR") {
+            c.runtimeDir = v
+            c.origins["runtime_dir"] = origin(flags.runtimeDir, "runtime-dir", "ALARM_RUNTIME_DIR")
+        }
+        if let v = pick(flags.soundsDir, "ALARM_SOUNDS_DIR") {
+            c.soundsDirs = v.split(separator: ":").map(String.init)
+            c.origins["sounds_dir"] = origin(flags.soundsDir, "sounds-dir", "ALARM_SOUNDS_DIR")
+        }
+        if let v = pick(flags.device, "ALARM_DEVICE") {
+            c.device = v
+            c.origins["device"] = origin(flags.device, "device", "ALARM_DEVICE")
+        }
+        if let v = pick(nil, "ALARM_HOOKS_DIR") {
+            c.hooksDir = v
+            c.origins["hooks_dir"] = "environment ALARM_HOOKS_DIR"
+        }
         if let v = pick(flags.localtime, "ALARM_LOCALTIME") {
             c.localtimePath = v
             c.localtimeIsExplicit = true
+            c.origins["localtime"] = origin(flags.localtime, "localtime", "ALARM_LOCALTIME")
         }
         return c
     }
@@ -171,7 +199,19 @@ public struct Configuration: Equatable, Sendable {
     /// fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir,
     /// hook_timeout, holidays, web_listen, web_token_file, web_hosts, web_connections, web_connections_per_address,
     /// button_device, button_keys, button_hold.
-    mutating func apply(file path: String) throws {
+    mutating func apply(file path: String, base: String? = nil) throws {
+        var errors: [ConfigurationError]? = nil
+        try apply(file: path, base: base, collecting: &errors)
+    }
+
+    /// As `apply(file:)`; with `collecting` non-nil, a bad line is added to it and the rest of
+    /// the file still read (`alarm config` names every problem, not only the first). `base`: the
+    /// file relative paths are read beside (a drop-in's are the config file's), else `path`.
+    mutating func apply(
+        file path: String, base: String? = nil, collecting errors: inout [ConfigurationError]?
+    )
+        throws
+    {
         // Plain open and read: /dev/null (no config) works too.
         guard let bytes = try? AtomicFile.read(path) else {
             throw ConfigurationError(path: path, line: nil, message: "cannot be opened for reading")
@@ -184,96 +224,106 @@ public struct Configuration: Equatable, Sendable {
                 raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
             let trimmed = line.trimmingBlanks()
             if trimmed.isEmpty { continue }
-            let parts = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingBlanks() }
-            func fail(_ m: String) -> ConfigurationError { ConfigurationError(path: path, line: n + 1, message: m) }
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                throw fail("expected 'key = value', found '\(trimmed)'")
-            }
-            let (key, value) = (parts[0].lowercased().replacing("-", with: "_"), parts[1])
-            func duration() throws -> TimeInterval {
-                do { return try Durations.parse(value) } catch { throw fail("\(key): \(error)") }
-            }
-            switch key {
-            case "snooze": snooze = try duration()
-            case "ring": ring = try duration()
-            case "grace": grace = try duration()
-            case "fade_in":
-                fadeIn = value == "0" ? 0 : try duration()
-            case "volume":
-                guard let v = Self.percent(value) else {
-                    throw fail("volume must be a whole percentage 0..100, found '\(value)'")
-                }
-                volume = v
-            case "volume_from":
-                guard let v = Self.percent(value) else {
-                    throw fail("volume_from must be a whole percentage 0..100, found '\(value)'")
-                }
-                volumeFrom = v
-            case "max_snoozes":
-                do { maxSnoozes = try SnoozeLimit.parse(value) } catch { throw fail("\(error)") }
-            case "when_ignored":
-                do { whenIgnored = try WhenIgnored.parse(value) } catch { throw fail("\(error)") }
-            case "mixer_floor":
-                guard let v = Self.percent(value) else {
-                    throw fail(
-                        "mixer_floor must be a whole percentage 0..100 (0 turns the floor off), found '\(value)'")
-                }
-                mixerFloor = v
-            case "mixer_control": mixerControl = value
-            case "device": device = value
-            case "sounds_dir": soundsDirs = value.split(separator: ":").map(String.init)
-            case "state_dir": stateDir = value
-            case "runtime_dir": runtimeDir = value
-            case "fifo_group": fifoGroup = value
-            case "localtime":
-                localtimePath = value
-                localtimeIsExplicit = true
-            case "preflight":
-                preflight = value == "0" ? 0 : try duration()
-            case "fallback_command": fallbackCommand = value
-            case "hooks_dir": hooksDir = value
-            case "hook_timeout": hookTimeout = try duration()
-            case "holidays":
-                if value.hasPrefix("/") {
-                    holidays = value
-                } else {
-                    let dir = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(
-                        separator: "/")
-                    holidays = (dir.isEmpty ? (path.hasPrefix("/") ? "" : ".") : dir) + "/" + value
-                }
-            case "web_listen": webListen = value
-            case "web_token_file": webTokenPath = value
-            case "web_connections_per_address", "web_connections":
-                guard let n = Int(value), (1...65536).contains(n) else {
-                    throw fail("\(key): '\(value)' is not a number from 1 to 65536")
-                }
-                if key == "web_connections" { webConnections = n } else { webConnectionsPerAddress = n }
-            case "web_memory_limit":
-                guard let bytes = Self.byteSize(value), bytes >= 8 * 1024 * 1024, bytes <= 1 << 40 else {
-                    throw fail("web_memory_limit: '\(value)' is not a size from 8M up (bytes, or with K, M or G)")
-                }
-                webMemoryLimit = bytes
-            case "web_hosts":
-                webHosts = value.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
-                for h in webHosts
-                where h.contains(where: {
-                    !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":"))
-                }) {
-                    throw fail("web_hosts: '\(h)' is not a host name or address")
-                }
-            case "button_device": buttonDevice = value
-            case "button_keys":
-                do { buttonKeys = try KeyCodes.parseList(value) } catch { throw fail("button_keys: \(error)") }
-            case "button_hold":
-                let hold = try duration()
-                guard hold <= 60 else { throw fail("button_hold: \(value) is longer than a minute") }
-                buttonHold = hold
-            default:
-                throw fail(
-                    "unknown setting '\(parts[0])' (known: snooze, ring, volume, volume_from, fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir, fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir, hook_timeout, holidays, web_listen, web_token_file, web_hosts, web_connections, web_connections_per_address, web_memory_limit, button_device, button_keys, button_hold)"
-                )
+            do {
+                try apply(line: trimmed, number: n + 1, of: path, base: base ?? path)
+            } catch let error as ConfigurationError where errors != nil {
+                errors?.append(error)
             }
         }
+    }
+
+    /// One `key = value` line (comment and blanks already trimmed away) of the file `path`.
+    private mutating func apply(line trimmed: String, number: Int, of path: String, base: String) throws {
+        let parts = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingBlanks() }
+        func fail(_ m: String) -> ConfigurationError { ConfigurationError(path: path, line: number, message: m) }
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw fail("expected 'key = value', found '\(trimmed)'")
+        }
+        let (key, value) = (parts[0].lowercased().replacing("-", with: "_"), parts[1])
+        func duration() throws -> TimeInterval {
+            do { return try Durations.parse(value) } catch { throw fail("\(key): \(error)") }
+        }
+        switch key {
+        case "snooze": snooze = try duration()
+        case "ring": ring = try duration()
+        case "grace": grace = try duration()
+        case "fade_in":
+            fadeIn = value == "0" ? 0 : try duration()
+        case "volume":
+            guard let v = Self.percent(value) else {
+                throw fail("volume must be a whole percentage 0..100, found '\(value)'")
+            }
+            volume = v
+        case "volume_from":
+            guard let v = Self.percent(value) else {
+                throw fail("volume_from must be a whole percentage 0..100, found '\(value)'")
+            }
+            volumeFrom = v
+        case "max_snoozes":
+            do { maxSnoozes = try SnoozeLimit.parse(value) } catch { throw fail("\(error)") }
+        case "when_ignored":
+            do { whenIgnored = try WhenIgnored.parse(value) } catch { throw fail("\(error)") }
+        case "mixer_floor":
+            guard let v = Self.percent(value) else {
+                throw fail(
+                    "mixer_floor must be a whole percentage 0..100 (0 turns the floor off), found '\(value)'")
+            }
+            mixerFloor = v
+        case "mixer_control": mixerControl = value
+        case "device": device = value
+        case "sounds_dir": soundsDirs = value.split(separator: ":").map(String.init)
+        case "state_dir": stateDir = value
+        case "runtime_dir": runtimeDir = value
+        case "fifo_group": fifoGroup = value
+        case "localtime":
+            localtimePath = value
+            localtimeIsExplicit = true
+        case "preflight":
+            preflight = value == "0" ? 0 : try duration()
+        case "fallback_command": fallbackCommand = value
+        case "hooks_dir": hooksDir = value
+        case "hook_timeout": hookTimeout = try duration()
+        case "holidays":
+            if value.hasPrefix("/") {
+                holidays = value
+            } else {
+                let dir = base.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(
+                    separator: "/")
+                holidays = (dir.isEmpty ? (base.hasPrefix("/") ? "" : ".") : dir) + "/" + value
+            }
+        case "web_listen": webListen = value
+        case "web_token_file": webTokenPath = value
+        case "web_connections_per_address", "web_connections":
+            guard let n = Int(value), (1...65536).contains(n) else {
+                throw fail("\(key): '\(value)' is not a number from 1 to 65536")
+            }
+            if key == "web_connections" { webConnections = n } else { webConnectionsPerAddress = n }
+        case "web_memory_limit":
+            guard let bytes = Self.byteSize(value), bytes >= 8 * 1024 * 1024, bytes <= 1 << 40 else {
+                throw fail("web_memory_limit: '\(value)' is not a size from 8M up (bytes, or with K, M or G)")
+            }
+            webMemoryLimit = bytes
+        case "web_hosts":
+            webHosts = value.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
+            for h in webHosts
+            where h.contains(where: {
+                !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":"))
+            }) {
+                throw fail("web_hosts: '\(h)' is not a host name or address")
+            }
+        case "button_device": buttonDevice = value
+        case "button_keys":
+            do { buttonKeys = try KeyCodes.parseList(value) } catch { throw fail("button_keys: \(error)") }
+        case "button_hold":
+            let hold = try duration()
+            guard hold <= 60 else { throw fail("button_hold: \(value) is longer than a minute") }
+            buttonHold = hold
+        default:
+            throw fail(
+                "unknown setting '\(parts[0])' (known: \(Self.settings.map(\.key).joined(separator: ", ")))"
+            )
+        }
+        origins[key] = "\(path):\(number)"
     }
 
     /// `50` or `50%` (a space before `%` too) in 0...100.
