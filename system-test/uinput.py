@@ -3,9 +3,11 @@
 #30): the events reach alarm-button through the input core and evdev, as a real button's do.
 Standard library only (the guest has python3 and nothing more).
 
-    uinput.py NAME CODE... < COMMANDS
+    uinput.py [--phys PHYS] NAME CODE... < COMMANDS
 
-makes the device NAME able to send the key CODEs (decimal), prints "ready" once it exists, then
+makes the device NAME (with the physical path PHYS, as `P: Phys=` shows it: gpio-keys/input0 makes
+it look like the gpio-key overlay's button) able to send the key CODEs (decimal), prints "ready"
+once it exists, then
 runs one command per line of its input until it ends:
     press CODE SECONDS    down, held SECONDS, up
     bounce CODE           down, up 4 ms later, down 4 ms later, up 150 ms later: one press
@@ -20,10 +22,15 @@ UI_SET_EVBIT = 0x40045564    # _IOW('U', 100, int)
 UI_SET_KEYBIT = 0x40045565   # _IOW('U', 101, int)
 UI_DEV_CREATE = 0x5501       # _IO('U', 1)
 UI_DEV_DESTROY = 0x5502      # _IO('U', 2)
+UI_SET_PHYS = 0x4008556C     # _IOW('U', 108, char *) on a 64-bit kernel
 EV_SYN, EV_KEY = 0, 1
 BUS_VIRTUAL = 0x06
 
-name, codes = sys.argv[1], [int(c) for c in sys.argv[2:]]
+args = sys.argv[1:]
+phys = None
+if args[:1] == ["--phys"]:
+    phys, args = args[1], args[2:]
+name, codes = args[0], [int(c) for c in args[1:]]
 fd = None
 
 
@@ -33,6 +40,8 @@ def create():
     fcntl.ioctl(fd, UI_SET_EVBIT, EV_KEY)
     for c in codes:
         fcntl.ioctl(fd, UI_SET_KEYBIT, c)
+    if phys is not None:
+        fcntl.ioctl(fd, UI_SET_PHYS, phys.encode() + b"\0")
     # struct uinput_user_dev: name[80], input_id (4 x u16), ff_effects_max, absmax/absmin/absfuzz/absflat[64]
     dev = struct.pack("80sHHHHi", name.encode()[:79], BUS_VIRTUAL, 0x1234, 0x5678, 1, 0) + b"\0" * (4 * 64 * 4)
     os.write(fd, dev)

@@ -31,7 +31,7 @@ public struct AlarmButtonCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The input device: a path (/dev/input/by-path/...) or a name as /proc/bus/input/devices shows it (config button_device; default the gpio-keys device).",
+            "The input device: a path (/dev/input/by-path/...) or a name as /proc/bus/input/devices shows it (config button_device; default the first gpio-keys device that sends one of the keys, never a power button whose only key is KEY_POWER unless the keys name it).",
             valueName: "path|name"))
     var buttonDevice: String?
 

@@ -27,8 +27,11 @@ struct Devices: ParsableCommand {
             no card), cards (card, id, name, description), pcms (name, description, card_id, opens, \
             error; chain's entries have the same keys), inaccessible (the control devices of cards \
             this user may not open, left out of cards), button_device (the setting; null when unset), \
-            button (the input device alarm-button uses now; null when none matches) and inputs (the \
-            input devices with keys: path, name, phys, gpio_key, button). Absent values are null. \
+            button (the input device alarm-button uses now; null when none matches), inputs (the \
+            input devices with keys: path, name, phys, gpio_key, button) and passed_over (the \
+            gpio-keys devices alarm-button does not take while button_device is unset: path, name, \
+            why; a power button whose only key is KEY_POWER, unless button_keys names it). Absent \
+            values are null. \
             /usr/share/doc/alarm/configuration.md has an example.
             """)
 
@@ -94,6 +97,9 @@ struct Devices: ParsableCommand {
         } else {
             print("button (alarm-button): none: no input device matches \(named)")
         }
+        for p in report.passedOver {
+            print("button (alarm-button): passed over \(p.path) \"\(p.name)\": \(p.why)")
+        }
         if report.inputs.isEmpty {
             print("no input devices with keys")
         } else {
@@ -158,6 +164,15 @@ struct DevicesReport: Encodable {
     @NullWhenNil var buttonDevice: String? = nil
     @NullWhenNil var button: String? = nil
     var inputs: [Input] = []
+    /// The gpio-keys devices alarm-button passes over while button_device is unset, and why
+    /// (a power button's only key is KEY_POWER; one that sends none of button_keys).
+    var passedOver: [PassedOver] = []
+
+    struct PassedOver: Encodable {
+        var path: String
+        var name: String
+        var why: String
+    }
 
     struct Input: Encodable {
         var path: String
@@ -176,6 +191,7 @@ struct DevicesReport: Encodable {
         case configured, current, chain, mixer, cards, pcms, inaccessible
         case buttonDevice = "button_device"
         case button, inputs
+        case passedOver = "passed_over"
     }
 
     static func gather(_ config: Configuration) -> DevicesReport {
@@ -206,7 +222,8 @@ struct DevicesReport: Encodable {
         }
         let devices = InputDevices.list().filter { $0.hasKeys && $0.eventPath != nil }
         // A path may be a link (by-path, by-id): the device it leads to is the one marked.
-        let setting = InputDevices.resolve(config.buttonDevice, among: devices)
+        let choice = InputDevices.choose(config.buttonDevice, keys: config.buttonKeys, among: devices)
+        let setting = choice.path
         let real = setting.flatMap(InputDevices.realPath)
         let button = real == nil ? nil : setting
         let inputs = devices.map {
@@ -216,6 +233,7 @@ struct DevicesReport: Encodable {
         return DevicesReport(
             configured: config.device, current: current?.name, chain: chain, mixer: mixer, cards: cards, pcms: pcms,
             inaccessible: AlsaDevices.inaccessibleCards(), buttonDevice: config.buttonDevice, button: button,
-            inputs: inputs)
+            inputs: inputs,
+            passedOver: choice.passedOver.map { PassedOver(path: $0.path, name: $0.name, why: $0.why.text) })
     }
 }

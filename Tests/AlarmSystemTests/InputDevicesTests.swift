@@ -90,6 +90,81 @@ struct InputDevicesTests {
         #expect(InputDevices.resolve(nil, among: d.filter { !$0.isGPIOKey }) == nil)
     }
 
+    /// A Raspberry Pi 5 with the gpio-key overlay (keycode=256): its own power button
+    /// (`pwr_button`, gpio-keys, KEY_POWER, from the bcm2712 device tree) and the overlay's
+    /// `button@11` (BTN_0), as a 64-bit kernel writes them.
+    static func pi5(powerFirst: Bool = true) -> [InputDevices.Info] {
+        let power = """
+            I: Bus=0019 Vendor=0001 Product=0001 Version=0100
+            N: Name="pwr_button"
+            P: Phys=gpio-keys/input0
+            S: Sysfs=/devices/platform/pwr_button/input/input0
+            H: Handlers=kbd event0
+            B: PROP=0
+            B: EV=3
+            B: KEY=10000000000000 0
+
+            """
+        let button = """
+            I: Bus=0019 Vendor=0001 Product=0001 Version=0100
+            N: Name="button@11"
+            P: Phys=gpio-keys/input0
+            S: Sysfs=/devices/platform/button@11/input/input1
+            H: Handlers=event1
+            B: PROP=0
+            B: EV=3
+            B: KEY=1 0 0 0 0
+
+            """
+        return InputDevices.parse(powerFirst ? power + "\n" + button : button + "\n" + power)
+    }
+
+    @Test("B: KEY=, the codes a device sends: the power button's KEY_POWER, the overlay's BTN_0, a keyboard's Enter")
+    func keys() {
+        let d = InputDevices.parse(Self.text)
+        #expect(d[0].keys == [116])
+        #expect(d[2].keys.contains(28))
+        #expect(d[2].keys.count > 80)
+        #expect(d[3].keys.isEmpty)
+        #expect(Self.pi5().map(\.keys) == [[116], [256]])
+    }
+
+    @Test("button_device unset: a gpio-keys device whose only key is KEY_POWER (a Pi 5's power button) is passed over")
+    func powerButtonPassedOver() {
+        for powerFirst in [true, false] {
+            let d = Self.pi5(powerFirst: powerFirst)
+            let choice = InputDevices.choose(nil, keys: [], among: d)
+            #expect(choice.path == "/dev/input/event1", "power first: \(powerFirst)")
+            #expect(
+                choice.passedOver == [
+                    .init(path: "/dev/input/event0", name: "pwr_button", phys: "gpio-keys/input0", why: .powerButton)
+                ])
+            // The overlay's button by its key: taken; the power button sends none of them.
+            let byKey = InputDevices.choose(nil, keys: [256], among: d)
+            #expect(byKey.path == "/dev/input/event1")
+            #expect(byKey.passedOver.map(\.why) == [.noneOfTheKeys(sends: [116])])
+        }
+        // Alone, the power button is not taken: no button, said why.
+        let alone = InputDevices.choose(nil, keys: [], among: Self.pi5().filter { $0.name == "pwr_button" })
+        #expect(alone.path == nil)
+        #expect(alone.passedOver.count == 1)
+        #expect(InputDevices.resolve(nil, among: Self.pi5().filter { $0.name == "pwr_button" }) == nil)
+    }
+
+    @Test("button_keys naming KEY_POWER takes the power button; a name or path in button_device is taken as set")
+    func powerButtonWhenAsked() {
+        let d = Self.pi5()
+        let asked = InputDevices.choose(nil, keys: [116], among: d)
+        #expect(asked.path == "/dev/input/event0")
+        #expect(asked.passedOver.map(\.name) == ["button@11"])
+        #expect(InputDevices.choose(nil, keys: [116, 256], among: d).path == "/dev/input/event0")
+        #expect(InputDevices.choose("pwr_button", keys: [], among: d).path == "/dev/input/event0")
+        #expect(InputDevices.choose("pwr_button", keys: [], among: d).passedOver.isEmpty)
+        #expect(
+            InputDevices.choose("/dev/input/by-path/platform-pwr_button-event", keys: [], among: d).path
+                == "/dev/input/by-path/platform-pwr_button-event")
+    }
+
     @Test("an empty or unreadable list is no devices")
     func empty() {
         #expect(InputDevices.parse("").isEmpty)

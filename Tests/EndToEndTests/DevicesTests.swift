@@ -52,7 +52,7 @@ struct DevicesTests {
         #expect(
             o.keys.sorted() == [
                 "button", "button_device", "cards", "chain", "configured", "current", "inaccessible", "inputs", "mixer",
-                "pcms",
+                "passed_over", "pcms",
             ])
         #expect(o["inaccessible"] is [Any])
         #expect(o["configured"] as? String == "rec")

@@ -37,7 +37,8 @@ sys.exit(1)
 replug_quiet() {
     local j
     j=$(button_journal "$1")
-    if echo "$j" | grep -q 'no input device named'; then fail "$2 replug: the absence was said twice: $(echo "$j" | grep -E 'gone|no input' | tail -3)"; fi
+    if echo "$j" | grep -q -e 'no input device named' -e 'no input device at'; then fail "$2 replug: the absence was said twice: $(echo "$j" | grep -E 'gone|no input' | tail -3)"; fi
+    [ "$(echo "$j" | grep -c 'is gone')" -le 1 ] || fail "$2 replug: 'is gone' said more than once: $(echo "$j" | grep 'is gone' | tail -3)"
     if echo "$j" | grep -q 'cannot be used'; then fail "$2 replug: a warning for a new node: $(echo "$j" | grep 'cannot be used' | tail -2)"; fi
 }
 # A device alarm-button may not read (a udev rule gives its node 0600 root): after the 3 s grace
@@ -67,37 +68,75 @@ button_denied() {
     rm -f "$cmd" "$rules"
     udevadm control --reload
 }
-# The gpio-keys driver, as the Pi's gpio-key overlay uses it: qemu's arm64 virt machine, booted
-# with its device tree, has a gpio-keys node (KEY_POWER on a PL061 GPIO line; system_powerdown
-# pulses it for 100 ms). With no button_device and no button_keys (the guide's defaults),
-# alarm-button takes that device, warns about KEY_POWER, holds it (so systemd-logind, when it
-# runs, does not power the guest off) and a pulse snoozes. amd64's power button is ACPI's: no
-# gpio-keys device there, said as a note.
+# The gpio-keys driver, as a Raspberry Pi has it (issue #41): qemu's arm64 virt machine, booted
+# with its device tree, has a gpio-keys node whose only key is KEY_POWER (on a PL061 GPIO line),
+# as a Pi 5's own power button (pwr_button) is. With no button_device and no button_keys (the
+# guide's defaults), alarm-button passes it over (the journal and alarm devices say so) and leaves
+# it to systemd-logind: not grabbed. A second device shaped as the gpio-key overlay makes it (name
+# button@11, phys gpio-keys/input0, BTN_0) is made through uinput: alarm-button takes it, holds
+# it, and a short press snoozes. amd64's power button is ACPI's: no gpio-keys device there, said
+# as a note.
 button_gpio() {
     if ! grep -q 'P: Phys=gpio-keys/' /proc/bus/input/devices; then
         note "no gpio-keys input device in this guest ($(uname -m)): the gpio-keys path is proven in the arm64 guest"
         return
     fi
-    local name
-    name=$(grep -B1 'P: Phys=gpio-keys/' /proc/bus/input/devices | sed -n 's/^N: Name="\(.*\)"$/\1/p' | head -1)
+    local power power_node
+    power=$(grep -B1 'P: Phys=gpio-keys/' /proc/bus/input/devices | sed -n 's/^N: Name="\(.*\)"$/\1/p' | head -1)
+    power_node=/dev/input/$(grep -A6 "N: Name=\"$power\"" /proc/bus/input/devices | sed -n 's/^H: Handlers=.*\(event[0-9]*\).*/\1/p' | head -1)
     sed -i '/^button_device = /d; /^button_keys = /d' /etc/alarm/alarm.conf
     local t0=$EPOCHREALTIME
     systemctl restart alarm-button
-    wait_for 20 bash -c "journalctl --no-pager -u alarm-button --since @${t0%.*} | grep -q 'using /dev/input/event.*gpio-keys'" ||
-        { fail "alarm-button (no button_device) did not take the gpio-keys device '$name': $(button_journal "$t0" | tail -3)"; return; }
-    button_journal "$t0" | grep -q "sends KEY_POWER" || fail "no KEY_POWER warning for the gpio-keys device: $(button_journal "$t0" | tail -3)"
-    grab_taken "$name" || fail "the gpio-keys device is not held by alarm-button alone"
-    local logind
+    wait_for 20 bash -c "journalctl --no-pager -u alarm-button --since @${t0%.*} | grep -q 'passed over /dev/input/event[0-9]* \"$power\".*its only key is KEY_POWER'" ||
+        { fail "alarm-button (no button_device) did not pass over the power button '$power': $(button_journal "$t0" | tail -3)"; return; }
+    if grab_taken "$power"; then fail "alarm-button holds the power button '$power'"; fi
+    run_alarm root devices-power devices
+    grep -q "passed over /dev/input/event[0-9]* \"$power\": its only key is KEY_POWER" "$D/devices-power.out" ||
+        fail "alarm devices does not say the power button is passed over: $(grep 'button (alarm-button)' "$D/devices-power.out" | tr '\n' ' ')"
+    # The overlay's button, through uinput: found by the inotify watch on /dev/input.
+    local cmd=/run/alarm-test-overlay.cmd
+    rm -f "$cmd" && mkfifo "$cmd"
+    python3 "$H/uinput.py" --phys gpio-keys/input0 button@11 256 < "$cmd" > "$D/uinput-overlay.out" 2>&1 &
+    local maker=$!
+    exec 6> "$cmd"
+    if ! wait_for 20 grep -q '^ready' "$D/uinput-overlay.out"; then
+        fail "uinput.py made no button@11: $(cat "$D/uinput-overlay.out")"
+        exec 6>&-
+        return
+    fi
+    grep -A8 'N: Name="button@11"' /proc/bus/input/devices > "$D/overlay-device.txt"
+    grep -q 'P: Phys=gpio-keys/input0' "$D/overlay-device.txt" || fail "button@11 has not the overlay's phys: $(cat "$D/overlay-device.txt" | tr '\n' ' ')"
+    wait_for 20 bash -c "journalctl --no-pager -u alarm-button --since @${t0%.*} | grep -q 'using /dev/input/event[0-9]* (\"button@11\", gpio-keys/input0)'" ||
+        fail "alarm-button did not take the overlay-shaped button@11: $(button_journal "$t0" | tail -3)"
+    grab_taken button@11 || fail "button@11 is not held by alarm-button alone"
+    if grab_taken "$power"; then fail "alarm-button holds the power button '$power' beside button@11"; fi
+    run_alarm root devices-overlay devices
+    grep -q 'button (alarm-button): /dev/input/event[0-9]* "button@11", by the gpio-keys device' "$D/devices-overlay.out" ||
+        fail "alarm devices does not name button@11: $(grep 'button (alarm-button)' "$D/devices-overlay.out" | tr '\n' ' ')"
+    # Who has the power button: systemd-logind, when it runs, reads it (it powers off on KEY_POWER).
+    local logind held="systemd-logind is not running in this guest"
     logind=$(systemctl is-active systemd-logind 2> /dev/null || true)
+    if [ "$logind" = active ]; then
+        if ls -l "/proc/$(systemctl show -p MainPID --value systemd-logind)/fd" 2> /dev/null | grep -q " $power_node\$"; then
+            held="systemd-logind has $power_node open"
+        else
+            held="systemd-logind runs but has not $power_node open"
+        fi
+    fi
     run_alarm member gpioring ring
-    wait_state ringing 20 || { fail "alarm ring did not ring (gpio-keys)"; return; }
-    host_key powerdown || return
-    wait_state snoozed 5 || fail "a gpio-keys press (system_powerdown's pulse) did not snooze: $(state); $(button_journal "$t0" | tail -3)"
-    button_journal "$t0" | grep -q 'press: snooze' || fail "the journal does not say the gpio-keys press snoozed"
+    if wait_state ringing 20; then
+        sleep 1
+        echo "press 256 0.2" >&6
+        wait_state snoozed 5 || fail "a short press of button@11 did not snooze: $(state); $(button_journal "$t0" | tail -3)"
+        button_journal "$t0" | grep -q 'press: snooze' || fail "the journal does not say the button@11 press snoozed"
+    else
+        fail "alarm ring did not ring (gpio-keys)"
+    fi
     run_alarm member gpiostop stop
-    sleep 2
-    case "$(systemctl is-system-running 2> /dev/null)" in stopping) fail "the guest is shutting down after KEY_POWER" ;; esac
-    note "gpio-keys ('$name', $(grep -A1 "N: Name=\"$name\"" /proc/bus/input/devices | sed -n 's/^P: Phys=//p')): found with no button_device, KEY_POWER pulse snoozed, held from systemd-logind ($logind)"
+    exec 6>&-
+    wait "$maker" 2> /dev/null
+    rm -f "$cmd"
+    note "gpio-keys: the power button '$power' ($power_node, KEY_POWER only) passed over and not grabbed ($held); button@11 (uinput, gpio-keys/input0, BTN_0) taken with no button_device, a press snoozed"
 }
 USB_NAME="QEMU QEMU USB Keyboard"
 QMP_N=0
@@ -147,6 +186,40 @@ button_usb() {
     history_json > "$D/history-usb.json"
     [ "$(systemctl show -p NRestarts --value alarm-button)" = 0 ] || fail "alarm-button restarted during the USB part"
     note "USB keyboard (qemu usb-kbd over xHCI): press snoozed, hold stopped, unplug and replug waited for"
+    button_by_id
+}
+# The USB keyboard named by its /dev/input/by-id link (issue #41): after a replug it is taken again
+# as soon as udev makes the link (inotify on by-id/, made again when udev makes the directory
+# again), not at the next 5 s retry (about 7 s, seen before); the unplug is said once ("is gone",
+# then nothing about the absence); the next press works.
+button_by_id() {
+    local byid t3 tp dt
+    byid=$(ls /dev/input/by-id/*QEMU_USB_Keyboard*-event-kbd 2> /dev/null | head -1)
+    [ -n "$byid" ] || { fail "no /dev/input/by-id link for the USB keyboard: $(ls /dev/input/by-id 2>&1 | tr '\n' ' ')"; return; }
+    sed -i '/^button_device = /d' /etc/alarm/alarm.conf
+    echo "button_device = $byid" >> /etc/alarm/alarm.conf
+    t3=$EPOCHREALTIME
+    systemctl restart alarm-button
+    wait_for 20 bash -c "journalctl --no-pager -u alarm-button --since @${t3%.*} | grep -q 'using $byid'" ||
+        { fail "alarm-button did not take the USB keyboard by $byid: $(button_journal "$t3" | tail -3)"; return; }
+    sleep 1
+    t3=$EPOCHREALTIME
+    host_key unplug || return
+    wait_for 10 bash -c "journalctl --no-pager -u alarm-button --since @${t3%.*} | grep -q 'is gone; waiting for it'" ||
+        fail "the journal does not say the by-id device went: $(button_journal "$t3" | tail -3)"
+    host_key plug || return
+    tp=$EPOCHREALTIME
+    wait_for 30 bash -c "journalctl --no-pager -u alarm-button --since @${t3%.*} | grep -q 'using $byid'" ||
+        { fail "alarm-button did not take $byid again after the replug: $(button_journal "$t3" | tail -3)"; return; }
+    dt=$(awk -v a="$tp" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+    awk -v d="$dt" 'BEGIN { exit !(d < 5) }' || fail "by-id: taken again $dt s after the replug: the 5 s retry, not the link's inotify watch"
+    replug_quiet "$t3" by-id
+    run_alarm member byidring ring
+    wait_state ringing 20 || fail "alarm ring did not ring (by-id)"
+    host_key key ret 0.2 || return
+    wait_state snoozed 5 || fail "a press after the by-id replug did not snooze: $(state)"
+    run_alarm member byidstop stop
+    note "USB keyboard by $byid: taken again $dt s after the replug, the unplug said once"
 }
 sc_button() {
     modprobe uinput 2> "$D/modprobe.err" || { fail "modprobe uinput failed: $(cat "$D/modprobe.err")"; return; }

@@ -65,7 +65,7 @@ extension Configuration {
         Setting(key: "web_memory_limit") { byteSizeText($0.webMemoryLimit) },
         Setting(
             key: "button_device", value: { $0.buttonDevice },
-            unset: "the first gpio-keys device"),
+            unset: "the first gpio-keys device that sends one of button_keys, never a power button only"),
         Setting(
             key: "button_keys",
             value: {

@@ -15,6 +15,8 @@ public enum InputDevices {
         public var handlers: [String]
         /// Whether it reports keys or buttons at all (`B: EV=` has `EV_KEY`).
         public var hasKeys: Bool
+        /// The key and button codes it can send (`B: KEY=`); empty when not listed.
+        public var keys: Set<Int> = []
 
         /// `/dev/input/eventN`, when an evdev handler is attached.
         public var eventPath: String? {
@@ -27,12 +29,16 @@ public enum InputDevices {
                 || sysfs.contains("gpio-keys") || sysfs.contains("gpio_keys")
         }
 
-        public init(name: String, phys: String = "", sysfs: String = "", handlers: [String], hasKeys: Bool = true) {
+        public init(
+            name: String, phys: String = "", sysfs: String = "", handlers: [String], hasKeys: Bool = true,
+            keys: Set<Int> = []
+        ) {
             self.name = name
             self.phys = phys
             self.sysfs = sysfs
             self.handlers = handlers
             self.hasKeys = hasKeys
+            self.keys = keys
         }
     }
 
@@ -75,11 +81,91 @@ public enum InputDevices {
             case ("B", "EV"):
                 // A hex mask; EV_KEY is bit 1.
                 current?.hasKeys = (UInt64(value.trimmingCharacters(in: " "), radix: 16) ?? 0) & 0b10 != 0
+            case ("B", "KEY"): current?.keys = keyBits(value)
             default: break
             }
         }
         flush()
         return out
+    }
+
+    /// The codes set in a `B: KEY=` bitmap: words of the kernel's `long` in hex, the highest
+    /// first, separated by blanks (`10000000000000 0`: KEY_POWER, 116). Our builds are 64-bit,
+    /// as are the kernels they run on.
+    static func keyBits(_ text: String) -> Set<Int> {
+        var out: Set<Int> = []
+        for (i, word) in text.split(separator: " ").reversed().enumerated() {
+            guard let bits = UInt64(word, radix: 16) else { return [] }
+            for b in 0..<64 where bits & (1 << UInt64(b)) != 0 { out.insert(i * 64 + b) }
+        }
+        return out
+    }
+
+    /// KEY_POWER (116), the key of a power button.
+    public static let powerKey = 116
+
+    /// Which device alarm-button takes, and which it passed over and why (issue #41).
+    public struct Choice: Equatable, Sendable {
+        /// The device to open: a path as set, or the `eventN` node of the device chosen; nil
+        /// when none matches now.
+        public var path: String?
+        /// The `gpio-keys` devices not taken while `button_device` is unset, each with why.
+        public var passedOver: [PassedOver] = []
+        public struct PassedOver: Equatable, Sendable {
+            public var path: String
+            public var name: String
+            public var phys: String
+            public var why: Reason
+            public init(path: String, name: String, phys: String, why: Reason) {
+                self.path = path
+                self.name = name
+                self.phys = phys
+                self.why = why
+            }
+        }
+        public enum Reason: Equatable, Sendable {
+            /// Its only key is KEY_POWER and `button_keys` does not name it.
+            case powerButton
+            /// It can send none of `button_keys`; what it can send.
+            case noneOfTheKeys(sends: Set<Int>)
+        }
+    }
+
+    /// The button by a `button_device` setting and the `button_keys` that count (empty: any).
+    /// A path (`/dev/input/by-id/...`, `/dev/input/event3`) is taken as it is; anything else is a
+    /// device name as `/proc/bus/input/devices` shows it (exact, else ignoring case). Unset: the
+    /// first device of the kernel's `gpio-keys` driver (the Raspberry Pi's `gpio-key` overlay)
+    /// that can send one of `keys`, never a keyboard nobody named; with `keys` empty, one that
+    /// can send a key other than KEY_POWER. A device whose only key is KEY_POWER is a power button
+    /// (a Raspberry Pi 5's own `pwr_button` is a gpio-keys device): taking it would keep
+    /// systemd-logind from it, so it is passed over unless `keys` names KEY_POWER.
+    public static func choose(_ setting: String?, keys: Set<Int>, among devices: [Info]) -> Choice {
+        if let setting, setting.hasPrefix("/") { return Choice(path: setting) }
+        let candidates = devices.filter { $0.eventPath != nil && $0.hasKeys }
+        if let setting, !setting.isEmpty {
+            if let exact = candidates.first(where: { $0.name == setting }) { return Choice(path: exact.eventPath) }
+            return Choice(path: candidates.first { $0.name.lowercased() == setting.lowercased() }?.eventPath)
+        }
+        var choice = Choice(path: nil)
+        for d in candidates where d.isGPIOKey {
+            // A device whose keys the kernel did not list is taken as before: nothing to judge by.
+            let why: Choice.Reason?
+            if d.keys.isEmpty {
+                why = nil
+            } else if !keys.isEmpty {
+                why = d.keys.isDisjoint(with: keys) ? .noneOfTheKeys(sends: d.keys) : nil
+            } else if d.keys == [powerKey] {
+                why = .powerButton
+            } else {
+                why = nil
+            }
+            if let why {
+                choice.passedOver.append(.init(path: d.eventPath!, name: d.name, phys: d.phys, why: why))
+            } else if choice.path == nil {
+                choice.path = d.eventPath
+            }
+        }
+        return choice
     }
 
     /// Where the button is, by a `button_device` setting: a path (`/dev/input/by-path/...`,
@@ -88,13 +174,7 @@ public enum InputDevices {
     /// the kernel's `gpio-keys` driver (the `gpio-key` overlay's button), never a keyboard
     /// nobody named. Nil when nothing matches now.
     public static func resolve(_ setting: String?, among devices: [Info]) -> String? {
-        if let setting, setting.hasPrefix("/") { return setting }
-        let candidates = devices.filter { $0.eventPath != nil && $0.hasKeys }
-        guard let setting, !setting.isEmpty else {
-            return candidates.first { $0.isGPIOKey }?.eventPath
-        }
-        if let exact = candidates.first(where: { $0.name == setting }) { return exact.eventPath }
-        return candidates.first { $0.name.lowercased() == setting.lowercased() }?.eventPath
+        choose(setting, keys: [], among: devices).path
     }
 
     /// `path` with its symbolic links followed (`/dev/input/by-path/...-event` →
