@@ -19,3 +19,13 @@ public struct AlarmCommand: ParsableCommand {
             Licences.self,
         ])
 }
+
+extension AlarmCommand {
+    /// What the executables run: alsa-lib's own error lines become rate-limited `alarm: alsa-lib:`
+    /// lines on stderr (`AlsaLog`) for every subcommand that opens ALSA (play, devices, check),
+    /// then the command line is parsed and run.
+    public static func start() {
+        AlsaLog.routeToStandardError(program: "alarm")
+        main()
+    }
+}

@@ -15,5 +15,5 @@ if name == "alarmd" {
 } else if name == "alarm-button" {
     AlarmButtonCommand.main()
 } else {
-    AlarmCommand.main()
+    AlarmCommand.start()
 }

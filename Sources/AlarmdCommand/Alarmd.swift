@@ -33,6 +33,7 @@ public struct Alarmd: ParsableCommand {
         LoggingSystem.bootstrap { JournalLogHandler(label: $0) }
         var logger = Logger(label: "alarmd")
         logger.logLevel = verbose ? .debug : .info
+        AlsaLog.route(to: logger)
         do {
             let flags = settings.flags
             let daemon = try Daemon(

@@ -1,3 +1,3 @@
 import AlarmCLI
 
-AlarmCommand.main()
+AlarmCommand.start()

@@ -4,13 +4,22 @@ import Synchronization
 import Glibc
 #endif
 
-/// Whether alsa-lib prints its own error lines ("ALSA lib pcm.c:2666:(...) Unknown PCM") on
-/// stderr: silenced for the rest of the process by a listing that reports each error itself,
+/// Where alsa-lib's own error lines ("ALSA lib pcm.c:2666:(...) Unknown PCM") go: into the
+/// program's log, rate-limited, once it installed `AlsaLibraryLog`; else onto stderr as alsa-lib
+/// prints them. Silenced for the rest of the process by a listing that reports each error itself,
 /// or for a while around a probe whose result says it all. One switch, so that a probe ending
 /// does not turn back on what the process silenced.
 /// The corresponding C function is `snd_lib_error_set_handler`.
 enum AlsaErrorOutput {
-    private static let state = Mutex((silencedForProcess: false, quietSpans: 0))
+    private static let state = Mutex((silencedForProcess: false, quietSpans: 0, logged: false))
+
+    /// From now on, errors that are not silenced go to `AlsaLibraryLog`'s sink.
+    static func routeToLog() {
+        state.withLock { s in
+            s.logged = true
+            apply(s)
+        }
+    }
 
     static func silenceForProcess() {
         state.withLock { s in
@@ -34,9 +43,9 @@ enum AlsaErrorOutput {
         return body()
     }
 
-    private static func apply(_ s: (silencedForProcess: Bool, quietSpans: Int)) {
+    private static func apply(_ s: (silencedForProcess: Bool, quietSpans: Int, logged: Bool)) {
         let quiet = s.silencedForProcess || s.quietSpans > 0
-        calsa_quiet_errors(quiet ? 1 : 0)
+        calsa_route_errors(quiet ? 1 : s.logged ? 2 : 0)
         JackErrorOutput.setQuiet(quiet)
     }
 }
