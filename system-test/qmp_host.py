@@ -10,7 +10,7 @@ evdev. Standard library only.
 The guest writes OUT_DIR/qmp-N.req (N = 1, 2, ...), one line:
     key QCODE SECONDS     the key down, held SECONDS, up (QCODE as QMP names keys: ret, a, f13)
     unplug                device_del of the keyboard, until qemu says DEVICE_DELETED
-    plug                  device_add of it again, on the same controller
+    plug                  device_add of it again, on the same controller and port
     powerdown             system_powerdown: on the arm64 virt machine (booted with its device
                           tree) a 100 ms pulse on the PL061 GPIO line of its gpio-keys node,
                           KEY_POWER through the kernel's gpio-keys driver, as the Pi's gpio-key
@@ -21,7 +21,10 @@ import json, os, socket, sys, time
 
 out, path, limit = sys.argv[1], sys.argv[2], float(sys.argv[3])
 deadline = time.time() + limit
-DEVICE = {"driver": "usb-kbd", "id": "usbbutton", "bus": "xhci.0"}
+# On port 1 every time: qemu's usb-kbd takes its serial from the port it is on, and udev its
+# /dev/input/by-id link from the serial, so a keyboard plugged back elsewhere would be another
+# device by-id (as a real button without a serial plugged into another socket is).
+DEVICE = {"driver": "usb-kbd", "id": "usbbutton", "bus": "xhci.0", "port": "1"}
 
 while not os.path.exists(path):
     if time.time() > deadline:
