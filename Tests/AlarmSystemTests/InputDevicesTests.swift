@@ -74,20 +74,22 @@ struct InputDevicesTests {
         #expect(d[2].handlers == ["sysrq", "kbd", "leds", "event2"])
     }
 
-    @Test("button_device: unset is the gpio-keys device; a name, exact or in any case; a path as it is")
+    @Test(
+        "button_device: unset is the gpio-keys device (a button, not a power button); a name, exact or in any case; a path as it is"
+    )
     func resolve() {
         let d = InputDevices.parse(Self.text)
-        #expect(InputDevices.resolve(nil, among: d) == "/dev/input/event1")
-        #expect(InputDevices.resolve("", among: d) == "/dev/input/event1")
-        #expect(InputDevices.resolve("QEMU QEMU USB Keyboard", among: d) == "/dev/input/event2")
-        #expect(InputDevices.resolve("qemu qemu usb keyboard", among: d) == "/dev/input/event2")
+        #expect(InputDevices.choose(nil, keys: [], among: d).path == "/dev/input/event1")
+        #expect(InputDevices.choose("", keys: [], among: d).path == "/dev/input/event1")
+        #expect(InputDevices.choose("QEMU QEMU USB Keyboard", keys: [], among: d).path == "/dev/input/event2")
+        #expect(InputDevices.choose("qemu qemu usb keyboard", keys: [], among: d).path == "/dev/input/event2")
         #expect(
-            InputDevices.resolve("/dev/input/by-path/platform-button@11-event", among: d)
+            InputDevices.choose("/dev/input/by-path/platform-button@11-event", keys: [], among: d).path
                 == "/dev/input/by-path/platform-button@11-event")
-        #expect(InputDevices.resolve("Nobody's Keyboard", among: d) == nil)
-        #expect(InputDevices.resolve("no handlers", among: d) == nil)
+        #expect(InputDevices.choose("Nobody's Keyboard", keys: [], among: d).path == nil)
+        #expect(InputDevices.choose("no handlers", keys: [], among: d).path == nil)
         // Without a gpio-keys device, unset names nothing: no keyboard is taken unasked.
-        #expect(InputDevices.resolve(nil, among: d.filter { !$0.isGPIOKey }) == nil)
+        #expect(InputDevices.choose(nil, keys: [], among: d.filter { !$0.isGPIOKey }).path == nil)
     }
 
     /// A Raspberry Pi 5 with the gpio-key overlay (keycode=256): its own power button
@@ -148,7 +150,6 @@ struct InputDevicesTests {
         let alone = InputDevices.choose(nil, keys: [], among: Self.pi5().filter { $0.name == "pwr_button" })
         #expect(alone.path == nil)
         #expect(alone.passedOver.count == 1)
-        #expect(InputDevices.resolve(nil, among: Self.pi5().filter { $0.name == "pwr_button" }) == nil)
     }
 
     @Test("button_keys naming KEY_POWER takes the power button; a name or path in button_device is taken as set")

@@ -75,6 +75,20 @@ extension Configuration {
         Setting(key: "button_hold") { Durations.format($0.buttonHold) },
     ]
 
+    /// The files a configuration is read from, in order: the config file `path`, then its
+    /// drop-ins (FILE.d/*.conf in name order, the later winning), as systemd's, so that settings
+    /// in a drop-in survive an upgrade that replaces the file. The file may be absent; one named
+    /// (`named`: by --config or ALARM_CONFIG) with no drop-ins either is an error. `resolve` and
+    /// `problems` read the same list.
+    static func files(of path: String, named: Bool) throws -> [String] {
+        let dropIns = try dropInPaths(for: path)
+        if FileManager.default.fileExists(atPath: path) { return [path] + dropIns }
+        if named && dropIns.isEmpty {
+            throw ConfigurationError(path: path, line: nil, message: "the config file does not exist")
+        }
+        return dropIns
+    }
+
     /// The drop-ins of the config file `path`: the regular files (or links to them) named
     /// `*.conf` in `path.d/`, in byte order of their names, as systemd orders its drop-ins. None
     /// when the directory does not exist; one that cannot be read is an error.
@@ -118,13 +132,7 @@ extension Configuration {
         var errors: [ConfigurationError]? = []
         var scratch = Configuration()
         do {
-            let dropIns = try dropInPaths(for: path)
-            if FileManager.default.fileExists(atPath: path) {
-                try scratch.apply(file: path, collecting: &errors)
-            } else if explicit != nil && dropIns.isEmpty {
-                errors?.append(ConfigurationError(path: path, line: nil, message: "the config file does not exist"))
-            }
-            for p in dropIns {
+            for p in try files(of: path, named: explicit != nil) {
                 do { try scratch.apply(file: p, base: path, collecting: &errors) } catch let e as ConfigurationError {
                     errors?.append(e)
                 }

@@ -139,15 +139,9 @@ public struct Configuration: Equatable, Sendable {
         }
         let explicitConfig = pick(flags.config, "ALARM_CONFIG")
         c.configPath = explicitConfig ?? defaultConfigPath
-        // The file, then its drop-ins (FILE.d/*.conf in name order, the later winning), as
-        // systemd's: settings added in a drop-in survive an upgrade that replaces the file.
-        let dropIns = try dropInPaths(for: c.configPath)
-        if FileManager.default.fileExists(atPath: c.configPath) {
-            try c.apply(file: c.configPath)
-        } else if explicitConfig != nil && dropIns.isEmpty {
-            throw ConfigurationError(path: c.configPath, line: nil, message: "the config file does not exist")
+        for path in try files(of: c.configPath, named: explicitConfig != nil) {
+            try c.apply(file: path, base: c.configPath)
         }
-        for path in dropIns { try c.apply(file: path, base: c.configPath) }
         if let v = pick(flags.stateDir, "ALARM_STATE_DIR") {
             c.stateDir = v
             c.origins["state_dir"] = origin(flags.stateDir, "state-dir", "ALARM_STATE_DIR")

@@ -168,15 +168,6 @@ public enum InputDevices {
         return choice
     }
 
-    /// Where the button is, by a `button_device` setting: a path (`/dev/input/by-path/...`,
-    /// `/dev/input/event3`) is taken as it is; anything else is a device name as
-    /// `/proc/bus/input/devices` shows it (exact, else ignoring case). Unset: the first device of
-    /// the kernel's `gpio-keys` driver (the `gpio-key` overlay's button), never a keyboard
-    /// nobody named. Nil when nothing matches now.
-    public static func resolve(_ setting: String?, among devices: [Info]) -> String? {
-        choose(setting, keys: [], among: devices).path
-    }
-
     /// `path` with its symbolic links followed (`/dev/input/by-path/...-event` →
     /// `/dev/input/event3`); nil when it does not exist.
     /// The corresponding C function is `realpath`.
