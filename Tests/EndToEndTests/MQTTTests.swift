@@ -65,12 +65,12 @@ struct MQTTTests {
             )
             let listening = (plain ? [port] : []) + (tls != nil ? [tlsPort] : [])
             guard waitUntil(timeout: 20, poll: 0.05, { listening.allSatisfy(Self.accepts) }) else {
-                throw PulseNullSink.Failed(description: "mosquitto did not listen on \(listening): \(log)")
+                throw PulseNullSink.Failed(description: "mosquitto did not listen on \(listening): \(logText)")
             }
         }
 
         /// What mosquitto logged (its connections among them).
-        var log: String { (try? String(contentsOfFile: dir + "/mosquitto.log", encoding: .utf8)) ?? "" }
+        var logText: String { (try? String(contentsOfFile: dir + "/mosquitto.log", encoding: .utf8)) ?? "" }
 
         /// mosquitto_pub's and mosquitto_sub's options to reach this broker: the plain listener
         /// if there is one, else the TLS listener, verified against the test CA.
