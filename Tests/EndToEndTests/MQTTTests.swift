@@ -13,23 +13,78 @@ struct MQTTTests {
         .deletingLastPathComponent().path
     static var script: String { repo + "/contrib/mqtt/alarm-mqtt" }
 
-    /// A mosquitto on a free localhost port, anonymous, in memory only.
+    /// A mosquitto on free localhost ports, in memory only: a plain listener on `port` (unless
+    /// `plain` is false: then nothing listens there), a TLS listener on `tlsPort` with `tls`'s
+    /// certificate (unless `tls` is nil: then nothing listens there); anonymous, or only `users`;
+    /// `acl`: the text of an `acl_file`.
     final class Broker: @unchecked Sendable {
         let port: Int
+        let tlsPort: Int
+        let plain: Bool
+        let tls: Certificates?
+        let users: [(name: String, password: String)]
         let process: Spawned
         let dir: String
 
-        init(dir: String) throws {
+        init(
+            dir: String, plain: Bool = true, tls: Certificates? = nil, users: [(name: String, password: String)] = [],
+            acl: String? = nil
+        ) throws {
             self.dir = dir
+            self.plain = plain
+            self.tls = tls
+            self.users = users
             port = try Self.freePort()
-            try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n".write(
-                toFile: dir + "/mosquitto.conf", atomically: true, encoding: .utf8)
+            var other = try Self.freePort()
+            while other == port { other = try Self.freePort() }
+            tlsPort = other
+            var config = "per_listener_settings false\npersistence false\n"
+            if users.isEmpty {
+                config += "allow_anonymous true\n"
+            } else {
+                config += "allow_anonymous false\npassword_file \(dir)/mosquitto.passwd\n"
+                for (n, user) in users.enumerated() {
+                    let made = try ProcessRun.run(
+                        URL(fileURLWithPath: "/usr/bin/mosquitto_passwd"),
+                        (n == 0 ? ["-c"] : []) + ["-b", dir + "/mosquitto.passwd", user.name, user.password])
+                    guard made.status == 0 else { throw PulseNullSink.Failed(description: "mosquitto_passwd: \(made)") }
+                }
+                chmod(dir + "/mosquitto.passwd", 0o644)  // mosquitto, started as root, reads it as mosquitto
+            }
+            if let acl {
+                try acl.write(toFile: dir + "/mosquitto.acl", atomically: true, encoding: .utf8)
+                config += "acl_file \(dir)/mosquitto.acl\n"
+            }
+            if plain { config += "listener \(port) 127.0.0.1\n" }
+            if let tls {
+                config += "listener \(tlsPort) 127.0.0.1\ncertfile \(tls.cert)\nkeyfile \(tls.key)\n"
+            }
+            try config.write(toFile: dir + "/mosquitto.conf", atomically: true, encoding: .utf8)
             process = try Spawned(
                 "/usr/sbin/mosquitto", ["-c", dir + "/mosquitto.conf"], environment: [:], output: dir + "/mosquitto.log"
             )
-            guard waitUntil(timeout: 20, poll: 0.05, { Self.accepts(port) }) else {
-                throw PulseNullSink.Failed(description: "mosquitto did not listen on \(port)")
+            let listening = (plain ? [port] : []) + (tls != nil ? [tlsPort] : [])
+            guard waitUntil(timeout: 20, poll: 0.05, { listening.allSatisfy(Self.accepts) }) else {
+                throw PulseNullSink.Failed(description: "mosquitto did not listen on \(listening): \(logText)")
             }
+        }
+
+        /// What mosquitto logged (its connections among them).
+        var logText: String { (try? String(contentsOfFile: dir + "/mosquitto.log", encoding: .utf8)) ?? "" }
+
+        /// mosquitto_pub's and mosquitto_sub's options to reach this broker: the plain listener
+        /// if there is one, else the TLS listener, verified against the test CA.
+        var clientArguments: [String] { arguments(as: users.first) }
+
+        func arguments(as user: (name: String, password: String)?) -> [String] {
+            var args = ["-h", "127.0.0.1"]
+            if let tls, !plain {
+                args += ["-p", "\(tlsPort)", "--cafile", tls.ca]
+            } else {
+                args += ["-p", "\(port)"]
+            }
+            if let user { args += ["-u", user.name, "-P", user.password] }
+            return args
         }
 
         static func freePort() throws -> Int {
@@ -61,11 +116,16 @@ struct MQTTTests {
             } == 0
         }
 
-        /// mosquitto_pub, as a Home Assistant button press would publish.
-        func publish(_ topic: String, _ payload: String) throws {
+        /// mosquitto_pub, as a Home Assistant button press would publish (`retain`: as a
+        /// careless or hostile publisher might, `-r`).
+        /// `user`: as that user, not the first of `users`.
+        func publish(
+            _ topic: String, _ payload: String, retain: Bool = false, as user: (name: String, password: String)? = nil
+        ) throws {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
-            p.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-q", "1", "-t", topic, "-m", payload]
+            p.arguments =
+                arguments(as: user ?? users.first) + ["-q", "1", "-t", topic, "-m", payload] + (retain ? ["-r"] : [])
             try p.run()
             p.waitUntilExit()
             guard p.terminationStatus == 0 else {
@@ -86,7 +146,7 @@ struct MQTTTests {
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             defer { close(fd) }
             process = try Spawned(
-                "/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-v", "-q", "1", "-t", "#"],
+                "/usr/bin/mosquitto_sub", broker.clientArguments + ["-v", "-q", "1", "-t", "#"],
                 environment: [:], stdoutFD: fd)
         }
 
@@ -99,6 +159,16 @@ struct MQTTTests {
         }
 
         func payloads(_ topic: String) -> [String] { messages.filter { $0.topic == topic }.map(\.payload) }
+
+        /// Whether it receives: mosquitto_sub subscribes some time after it starts, and a probe
+        /// published before that is lost (not retained), so publish until one arrives.
+        func receives(from broker: Broker) throws -> Bool {
+            for _ in 0..<40 {
+                try broker.publish("probe", "hello")
+                if waitUntil(timeout: 0.5, { payloads("probe").contains("hello") }) { return true }
+            }
+            return false
+        }
 
         func json(_ topic: String) -> [[String: Any]] {
             payloads(topic).compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
@@ -140,7 +210,7 @@ struct MQTTTests {
         let hooks = h.root + "/hooks.d"
         try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: hooks + "/50-mqtt", withDestinationPath: Self.script)
-        try "host = 127.0.0.1\nport = \(broker.port)\nnode_id = bedside\nname = Bedside alarm\n".write(
+        try "host = 127.0.0.1\nport = \(broker.port)\ntls = no\nnode_id = bedside\nname = Bedside alarm\n".write(
             toFile: h.root + "/mqtt.conf", atomically: true, encoding: .utf8)
         h.environment["ALARM_HOOKS_DIR"] = hooks
         h.environment["ALARM_MQTT_CONFIG"] = h.root + "/mqtt.conf"
