@@ -130,32 +130,94 @@ import Testing
         }
     }
 
-    @Test func fiveWrongTokensThen429EvenForTheRightOne() {
+    /// Issue #42: failed sign-ins from an address (127.0.0.1 is every local user's, a reverse
+    /// proxy's is everyone's) throttle its wrong tokens only: the right one always gets in, at
+    /// the API, on the sign-in form and with a session, so nobody can lock the owner out.
+    @Test func fiveWrongTokensThrottleWrongOnesButTheRightOneGetsIn() {
         var g = Gate()
         for i in 0..<5 {
-            _ = g.check(
-                Credentials(bearer: "guess\(i)"), changesState: false, address: "10.0.0.9", token: current,
-                now: t0.addingTimeInterval(Double(i)))
+            guard
+                case .unauthorized = g.check(
+                    Credentials(bearer: "guess\(i)"), changesState: false, address: "10.0.0.9", token: current,
+                    now: t0.addingTimeInterval(Double(i)))
+            else {
+                Issue.record("wrong token \(i) was not a plain 401")
+                return
+            }
         }
+        // Wrong ones are throttled, as before.
         #expect(
             g.check(
-                Credentials(bearer: token), changesState: false, address: "10.0.0.9", token: current,
-                now: t0.addingTimeInterval(6)) == .tooManyFailures(retryAfter: 54))
+                Credentials(bearer: "guess5"), changesState: false, address: "10.0.0.9", token: current,
+                now: t0.addingTimeInterval(6)) == .tooManyFailures(retryAfter: 55))
+        // The right one is let in from the throttled address, many times over.
+        for i in 0..<10 {
+            #expect(
+                g.check(
+                    Credentials(bearer: token), changesState: true, address: "10.0.0.9", token: current,
+                    now: t0.addingTimeInterval(7 + Double(i))) == .allowed(.token))
+        }
+        // The sign-in form: wrong throttled, right signs in.
+        guard
+            case .failure(.tooManyFailures) = g.signIn(
+                given: "guess6", address: "10.0.0.9", token: current, now: t0.addingTimeInterval(20))
+        else {
+            Issue.record("a wrong token on the form was not throttled")
+            return
+        }
+        guard
+            case .success(let session) = g.signIn(
+                given: token, address: "10.0.0.9", token: current, now: t0.addingTimeInterval(21))
+        else {
+            Issue.record("the right token on the form was refused from a throttled address")
+            return
+        }
+        // A live session is served; a made-up one is throttled like a wrong token.
+        guard
+            case .allowed(.session(let found)) = g.check(
+                Credentials(session: session.id, csrf: session.csrf), changesState: true, address: "10.0.0.9",
+                token: current, now: t0.addingTimeInterval(22)), found.id == session.id
+        else {
+            Issue.record("a live session was refused from a throttled address")
+            return
+        }
+        guard
+            case .tooManyFailures = g.check(
+                Credentials(session: Secret.make()), changesState: false, address: "10.0.0.9", token: current,
+                now: t0.addingTimeInterval(22))
+        else {
+            Issue.record("an unknown session from a throttled address was not throttled")
+            return
+        }
+        // Another address was never throttled.
         #expect(
             g.check(
                 Credentials(bearer: token), changesState: false, address: "10.0.0.8", token: current,
                 now: t0.addingTimeInterval(6)) == .allowed(.token))
-        // Failed sign-ins on the form count the same way.
-        if case .failure(.tooManyFailures) = g.signIn(
-            given: token, address: "10.0.0.9", token: current, now: t0.addingTimeInterval(7))
-        {
-        } else {
-            Issue.record("the form let a blocked address sign in")
-        }
-        #expect(
+    }
+
+    /// Wrong tokens from a throttled address still count: one that keeps guessing stays
+    /// throttled, and one that stops is let go when the oldest of its last five is a minute old.
+    @Test func wrongTokensWhileThrottledKeepTheAddressThrottled() {
+        var g = Gate()
+        func wrong(_ at: Double) -> Gate.Verdict {
             g.check(
-                Credentials(bearer: token), changesState: false, address: "10.0.0.9", token: current,
-                now: t0.addingTimeInterval(61)) == .allowed(.token))
+                Credentials(bearer: "guess"), changesState: false, address: "10.0.0.7", token: current,
+                now: t0.addingTimeInterval(at))
+        }
+        for i in 0..<5 { _ = wrong(Double(i)) }
+        for at in stride(from: 10.0, through: 110, by: 10) {
+            guard case .tooManyFailures = wrong(at) else {
+                Issue.record("a wrong token at \(at) s was not throttled")
+                return
+            }
+        }
+        #expect(wrong(120) == .tooManyFailures(retryAfter: 20))
+        // Its last five failures were at 80 ... 120 s: a wrong token is a plain 401 at 140 s.
+        guard case .unauthorized = wrong(140) else {
+            Issue.record("the address stayed throttled after it stopped guessing")
+            return
+        }
     }
 
     @Test func sessionNeedsCSRFForChangesOnly() throws {
@@ -234,11 +296,15 @@ import Testing
         }
         guard
             case .tooManyFailures = g.check(
-                Credentials(bearer: token), changesState: false, address: "c", token: current, now: t0)
+                Credentials(bearer: Secret.make()), changesState: false, address: "c", token: current, now: t0)
         else {
             Issue.record("50 wrong tokens did not block the address")
             return
         }
+        // And the right one still gets in (issue #42).
+        #expect(
+            g.check(Credentials(bearer: token), changesState: false, address: "c", token: current, now: t0)
+                == .allowed(.token))
     }
 
     @Test func credentialsFromHeaders() {
