@@ -1,5 +1,7 @@
 import AlarmWebAuth
 import Foundation
+import Glibc
+import Synchronization
 import Testing
 
 @Suite struct ConstantTimeTests {
@@ -334,6 +336,121 @@ import Testing
         try "not a token\n".write(toFile: file.path, atomically: true, encoding: .utf8)
         #expect(throws: WebSetupError.self) { try file.read() }
     }
+}
+
+extension WebTokenFileTests {
+    /// Issue #42: the group and mode are set on the new file before it is renamed into place.
+    /// Given after the rename, a reader in the group that came in between was refused the file
+    /// (and alarm-web answered 503 until restarted). A reader stats the path all through 40
+    /// rotations and must never find it with another group or mode.
+    @Test(.enabled(if: otherGroup() != nil, "needs root, or a supplementary group to give the file to"))
+    func aRotatedFileIsNeverSeenWithTheWrongGroupOrMode() throws {
+        let group = try #require(otherGroup())
+        let dir = FileManager.default.temporaryDirectory.path + "/webtoken-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = WebTokenFile(path: dir + "/web-token")
+        try file.rotate(group: group)
+        let watch = Watch()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            while !watch.stop.load(ordering: .acquiring) {
+                var info = stat()
+                var seen: String?
+                if stat(file.path, &info) != 0 {
+                    seen = "stat: errno \(errno)"
+                } else if info.st_gid != gid_t(group) || info.st_mode & 0o7777 != 0o640 {
+                    seen = "group \(info.st_gid), mode \(String(info.st_mode & 0o7777, radix: 8))"
+                }
+                watch.looks.add(1, ordering: .relaxed)
+                if let seen { watch.wrong.withLock { $0.append(seen) } }
+            }
+            done.signal()
+        }
+        for _ in 0..<40 { try file.rotate(group: group) }
+        watch.stop.store(true, ordering: .releasing)
+        done.wait()
+        #expect(watch.looks.load(ordering: .relaxed) > 40)
+        #expect(watch.wrong.withLock { $0 }.isEmpty, "\(watch.wrong.withLock { $0.prefix(5) })")
+        var info = stat()
+        #expect(stat(file.path, &info) == 0 && info.st_gid == gid_t(group) && info.st_mode & 0o7777 == 0o640)
+        // No temporary file is left beside it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["web-token"])
+    }
+
+    /// Issue #42: a read that failed is not remembered. The file is spoiled and then mended in
+    /// place, keeping its identity (inode, size, modification time), as a `chown` or `chmod`
+    /// keeps it: the request after the mend gets the token, not the first one's failure.
+    @Test func aFailedReadIsTriedAgainAtTheNextRequest() throws {
+        let dir = FileManager.default.temporaryDirectory.path + "/webtoken-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = WebTokenFile(path: dir + "/web-token")
+        let token = try file.rotate(group: nil)
+        let current = CurrentToken(file: file)
+        let identity = try overwriteInPlace(file.path, with: String(repeating: "!", count: 43) + "\n")
+        for _ in 0..<3 {
+            guard case .failure(let e) = current.get() else {
+                Issue.record("a spoilt file gave a token")
+                return
+            }
+            #expect(e.description.contains("does not hold a token"))
+        }
+        #expect(try overwriteInPlace(file.path, with: token + "\n") == identity)
+        #expect(try current.get().get() == token)
+    }
+
+    /// The same with the failure of issue #42 itself, a file the reader may not read (as root,
+    /// every file is readable).
+    @Test(.enabled(if: getuid() != 0, "root reads any file"))
+    func aRefusedReadIsTriedAgainOnceTheFileIsReadable() throws {
+        let dir = FileManager.default.temporaryDirectory.path + "/webtoken-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = WebTokenFile(path: dir + "/web-token")
+        let token = try file.rotate(group: nil)
+        let current = CurrentToken(file: file)
+        #expect(chmod(file.path, 0) == 0)
+        guard case .failure(let e) = current.get() else {
+            Issue.record("an unreadable file gave a token")
+            return
+        }
+        #expect(e.description.contains("permission denied"))
+        #expect(chmod(file.path, 0o640) == 0)
+        #expect(try current.get().get() == token)
+    }
+}
+
+/// What the racing reader of `aRotatedFileIsNeverSeenWithTheWrongGroupOrMode` shares.
+private final class Watch: Sendable {
+    let stop = Atomic<Bool>(false)
+    let looks = Atomic<Int>(0)
+    let wrong = Mutex<[String]>([])
+}
+
+/// A group the tests may give a file to other than the one it gets anyway: any as root, else a
+/// supplementary group of this process.
+private func otherGroup() -> UInt32? {
+    if getuid() == 0 { return 4242 }
+    var groups = [gid_t](repeating: 0, count: 256)
+    let n = getgroups(Int32(groups.count), &groups)
+    return groups.prefix(max(0, Int(n))).first { $0 != getegid() }.map { UInt32($0) }
+}
+
+/// Writes `text` over the start of the file without replacing it, then puts its modification
+/// time back: the file keeps the identity `CurrentToken` checks. Returns the inode, size and
+/// modification time after.
+private func overwriteInPlace(_ path: String, with text: String) throws -> [Int] {
+    var before = stat()
+    guard stat(path, &before) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    let fd = open(path, O_WRONLY)
+    guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    let bytes = Array(text.utf8)
+    let written = pwrite(fd, bytes, bytes.count, 0)
+    close(fd)
+    guard written == bytes.count else { throw POSIXError(.EIO) }
+    var times = [before.st_atim, before.st_mtim]
+    guard utimensat(AT_FDCWD, path, &times, 0) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    var after = stat()
+    guard stat(path, &after) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    return [Int(after.st_ino), Int(after.st_size), Int(after.st_mtim.tv_sec), Int(after.st_mtim.tv_nsec)]
 }
 
 @Suite struct ListenAddressTests {
