@@ -55,7 +55,7 @@ public struct WebTokenFile: Sendable {
             try AtomicFile.write(
                 Array((token + "\n").utf8), to: path, permissions: 0o640, ignoringUmask: true, group: group)
         } catch let e as SystemError where e.call.hasPrefix("fchown") {
-            throw WebSetupError("cannot give \(path) to the group alarm: \(e) (the old token is still in force)")
+            throw WebSetupError("cannot give \(path) to the group alarm: \(e) (the token file was left as it was)")
         } catch let e as SystemError where e.errno == EACCES || e.errno == EPERM {
             throw WebSetupError(
                 "cannot write \(path): permission denied (run it as root: sudo alarm web-token --rotate)")
