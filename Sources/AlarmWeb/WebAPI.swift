@@ -145,7 +145,8 @@ public struct WebAPI: Sendable {
             authorization: r.header("authorization"), cookie: r.header("cookie"), csrf: r.header("x-csrf-token"))
     }
 
-    /// The 429 for an address with too many failed sign-ins, whatever it asked for.
+    /// The 429 for an address with too many failed sign-ins, to a request that brings neither
+    /// the right token nor a live session (those are let in: issue #42).
     static func tooManyFailures(_ r: WebRequest, retryAfter seconds: Int) -> WebResponse {
         WebResponse.error(
             429, "too many failed sign-ins from \(r.address): try again in \(seconds) s",

@@ -54,7 +54,8 @@ public struct Gate: Sendable {
         case allowed(Via)
         /// 401, with what to do.
         case unauthorized(String)
-        /// 429: too many failed sign-ins from this address; try again in that many seconds.
+        /// 429: too many failed sign-ins from this address, and this request does not bring the
+        /// right token or a live session; try again in that many seconds.
         case tooManyFailures(retryAfter: Int)
         /// 503: there is no usable token (the file is missing or unreadable): nobody gets in.
         case unavailable(String)
@@ -73,17 +74,31 @@ public struct Gate: Sendable {
 
     /// Checks a request to the API. `changesState`: POST, PUT, PATCH, DELETE (the page's must
     /// carry the session's CSRF token). `token`: the token in force, or why there is none.
+    ///
+    /// The right token, or a live session, is let in whatever the limiter says: many failed
+    /// sign-ins from an address (127.0.0.1, shared by every local user, or a reverse proxy's)
+    /// must not lock the owner out (issue #42). Anything else from an address with too many
+    /// failures is answered `tooManyFailures`. Whether the address is blocked is decided before
+    /// the token is looked at, and the token is compared in constant time whatever it is.
     public mutating func check(
         _ credentials: Credentials, changesState: Bool, address: String, token: Result<String, WebSetupError>, now: Date
     ) -> Verdict {
-        if limiter.isBlocked(address, now: now) {
-            return .tooManyFailures(retryAfter: limiter.retryAfter(address, now: now))
-        }
+        let blocked = limiter.isBlocked(address, now: now)
         let current: String
         switch token {
         case .success(let t): current = t
         case .failure(let e): return .unavailable("alarm-web cannot check tokens: \(e)")
         }
+        let verdict = judge(credentials, changesState: changesState, address: address, current: current, now: now)
+        if case .allowed = verdict { return verdict }
+        return blocked ? .tooManyFailures(retryAfter: limiter.retryAfter(address, now: now)) : verdict
+    }
+
+    /// `check` without the limit: who the credentials prove, recording a wrong Bearer token as
+    /// a failed sign-in.
+    private mutating func judge(
+        _ credentials: Credentials, changesState: Bool, address: String, current: String, now: Date
+    ) -> Verdict {
         if let bearer = credentials.bearer, !bearer.isEmpty {
             guard ConstantTime.equal(bearer, current) else {
                 limiter.recordFailure(address, now: now)
@@ -110,12 +125,11 @@ public struct Gate: Sendable {
     }
 
     /// The page's sign-in with the token typed into its form: a new session, or why not.
+    /// As in `check`, the right token signs in from a blocked address too (issue #42).
     public mutating func signIn(
         given: String, address: String, token: Result<String, WebSetupError>, now: Date
     ) -> Result<Sessions.Session, SignInRefusal> {
-        if limiter.isBlocked(address, now: now) {
-            return .failure(.tooManyFailures(retryAfter: limiter.retryAfter(address, now: now)))
-        }
+        let blocked = limiter.isBlocked(address, now: now)
         let current: String
         switch token {
         case .success(let t): current = t
@@ -123,7 +137,7 @@ public struct Gate: Sendable {
         }
         guard ConstantTime.equal(given.trimmingBlanks(), current) else {
             limiter.recordFailure(address, now: now)
-            return .failure(.wrongToken)
+            return .failure(blocked ? .tooManyFailures(retryAfter: limiter.retryAfter(address, now: now)) : .wrongToken)
         }
         return .success(sessions.open(token: current, now: now))
     }

@@ -1,8 +1,11 @@
 import FoundationEssentials
 
 /// Counts failed sign-ins per client address: after `limit` failures within `window` seconds, that
-/// address is refused (HTTP 429) until the oldest of them is `window` old, whatever it sends, the
-/// right token included, so that guessing the token from one address takes forever.
+/// address is blocked until the oldest of the last `limit` is `window` old. `Gate` answers a
+/// blocked address's wrong tokens, and anything else that is not the right token or a live
+/// session, with HTTP 429; the right token is always let in (issue #42: one local user's guesses
+/// from 127.0.0.1, or anyone's through a reverse proxy, must not lock the owner out). Wrong
+/// tokens from a blocked address still count, so an address that keeps guessing stays blocked.
 ///
 /// A value type with the clock passed in: the tests decide what time it is. Memory is bounded:
 /// at most `maximumAddresses` addresses are remembered (the stalest are forgotten first), each
@@ -19,7 +22,8 @@ public struct SignInLimiter: Sendable {
         self.maximumAddresses = maximumAddresses
     }
 
-    /// True when `address` has had `limit` failures within the window before `now`.
+    /// True when `address` has had `limit` failures within the window before `now`. It does not
+    /// depend on what the request sends, so asking it first tells nothing about the token.
     public func isBlocked(_ address: String, now: Date) -> Bool {
         recent(address, now: now).count >= limit
     }

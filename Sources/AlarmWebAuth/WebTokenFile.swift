@@ -40,7 +40,8 @@ public struct WebTokenFile: Sendable {
     }
 
     /// Writes a new token (mode 0640, group `group` when given) in place of the old one and
-    /// returns it. The file is replaced atomically: a reader sees the old token or the new one.
+    /// returns it. The file is replaced atomically: a reader sees the old token or the new one,
+    /// and the new one already with its group and mode (set before the rename, issue #42).
     @discardableResult
     public func rotate(group: UInt32?) throws -> String {
         let token = Secret.make()
@@ -51,17 +52,15 @@ public struct WebTokenFile: Sendable {
             }
         }
         do {
-            try AtomicFile.write(Array((token + "\n").utf8), to: path, permissions: 0o640, ignoringUmask: true)
+            try AtomicFile.write(
+                Array((token + "\n").utf8), to: path, permissions: 0o640, ignoringUmask: true, group: group)
+        } catch let e as SystemError where e.call.hasPrefix("fchown") {
+            throw WebSetupError("cannot give \(path) to the group alarm: \(e) (the token file was left as it was)")
         } catch let e as SystemError where e.errno == EACCES || e.errno == EPERM {
             throw WebSetupError(
                 "cannot write \(path): permission denied (run it as root: sudo alarm web-token --rotate)")
         } catch {
             throw WebSetupError("cannot write \(path): \(error)")
-        }
-        if let group {
-            do { try FileOwnership.setGroup(path, group: group) } catch {
-                throw WebSetupError("wrote \(path) but cannot give it to the group alarm: \(error)")
-            }
         }
         return token
     }
@@ -69,10 +68,16 @@ public struct WebTokenFile: Sendable {
 
 /// The token in force, read again whenever the file changes (a rotation takes effect at once,
 /// without a restart of alarm-web). Thread-safe.
+///
+/// Only a token is remembered, never a failure: a file that could not be read (missing,
+/// refused, not a token) is read again at the next request. A failure kept until the file's
+/// identity changed stayed after the cause was gone, since a `chown` or `chmod` leaves the
+/// identity as it is: one request that came during a rotation made alarm-web answer 503 until
+/// it was restarted (issue #42).
 public final class CurrentToken: @unchecked Sendable {
     private let file: WebTokenFile
-    /// The file's identity when last read, and what that read gave.
-    private let cache = Mutex<(identity: [Int]?, result: Result<String, WebSetupError>?)>((nil, nil))
+    /// The file's identity when last read successfully, and the token that read gave.
+    private let cache = Mutex<(identity: [Int], token: String)?>(nil)
 
     public init(file: WebTokenFile) { self.file = file }
 
@@ -80,13 +85,18 @@ public final class CurrentToken: @unchecked Sendable {
     public func get() -> Result<String, WebSetupError> {
         let now = FileOwnership.identity(file.path)
         return cache.withLock { cache in
-            if let cached = cache.result, now != nil, now == cache.identity { return cached }
-            let fresh: Result<String, WebSetupError>
-            do { fresh = .success(try file.read()) } catch let e as WebSetupError { fresh = .failure(e) } catch {
-                fresh = .failure(WebSetupError("\(error)"))
+            if let cached = cache, let now, now == cached.identity { return .success(cached.token) }
+            do {
+                let token = try file.read()
+                cache = now.map { ($0, token) }
+                return .success(token)
+            } catch let e as WebSetupError {
+                cache = nil
+                return .failure(e)
+            } catch {
+                cache = nil
+                return .failure(WebSetupError("\(error)"))
             }
-            cache = (now, fresh)
-            return fresh
         }
     }
 }

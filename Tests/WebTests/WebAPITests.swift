@@ -366,7 +366,10 @@ import Testing
         #expect(!h.webLog.contains(old) && !h.webLog.contains(fresh))
     }
 
-    @Test func fiveFailedSignInsInAMinuteAnswer429() throws {
+    /// Five failed sign-ins in a minute make that address's wrong tokens 429; the right token
+    /// is still let in (issue #42: it used to be refused too, so anyone on the machine could
+    /// keep the owner out by guessing from 127.0.0.1).
+    @Test func fiveFailedSignInsInAMinuteAnswer429ToWrongTokensOnly() throws {
         let h = try WebHarness(withDaemon: false)
         defer { h.shutdown() }
         let anonymous = RawHTTP(port: h.port, token: nil)
@@ -374,16 +377,37 @@ import Testing
         for i in 0..<2 {
             #expect(try RawHTTP(port: h.port, token: "guess-bearer-\(i)").get("/api/status").status == 401)
         }
-        let limited = try anonymous.post("/api/session", "{\"token\": \"\(h.token)\"}")
+        let limited = try anonymous.post("/api/session", "{\"token\": \"guess3\"}")
         #expect(limited.status == 429)
         #expect(Int(limited.header("Retry-After") ?? "") ?? 0 > 0)
         #expect(limited.error?.contains("too many failed sign-ins") == true)
-        // The right token too, from this address, until the minute is over.
-        #expect(try h.http.get("/api/status").status == 429)
-        // The page and the description are still served.
+        #expect(try RawHTTP(port: h.port, token: "guess-bearer-2").get("/api/status").status == 429)
+        #expect(try anonymous.get("/api/status").status == 429, "no credentials from a throttled address")
+        // The right token, from the same address, within the minute: on the form and as Bearer.
+        let signedIn = try anonymous.post("/api/session", "{\"token\": \"\(h.token)\"}")
+        #expect(signedIn.status == 200, "\(signedIn.status) \(signedIn.text)")
+        let cookie = String(try #require(signedIn.header("Set-Cookie")).split(separator: ";")[0])
+        #expect(try anonymous.send("GET", "/api/session", headers: [("Cookie", cookie)]).status == 200)
+        #expect(try h.http.get("/api/status").status == 200)
+        // The page and the description are served.
         #expect(try anonymous.get("/").status == 200)
         #expect(h.webLog.contains("refused 127.0.0.1: failed sign-in"), "\(h.webLog)")
         #expect(!h.webLog.contains(h.token))
+    }
+
+    /// Issue #42, end to end: ten wrong Bearer tokens from 127.0.0.1 (any local user can send
+    /// them), then the owner's request with the right token is answered 200, not 429.
+    @Test func tenWrongTokensFromLocalhostDoNotLockTheOwnerOut() throws {
+        let h = try WebHarness(withDaemon: false)
+        defer { h.shutdown() }
+        let guesser = RawHTTP(port: h.port, token: "not-the-token", source: "127.0.0.1")
+        let answers = try (0..<10).map { _ in try guesser.get("/api/status").status }
+        #expect(answers == Array(repeating: 401, count: 5) + Array(repeating: 429, count: 5), "\(answers)")
+        let owner = try h.http.get("/api/status")
+        #expect(owner.status == 200, "\(owner.status) \(owner.text)")
+        #expect(owner.object["running"] as? Bool == false)
+        // The guesser is still throttled after the owner got in.
+        #expect(try guesser.get("/api/status").status == 429)
     }
 
     @Test func withoutAlarmdControlIs503AndTheRestWorks() throws {

@@ -90,19 +90,27 @@ public enum AtomicFile {
     /// `ignoringUmask` is set: a file meant for every user (alarmd's status.json, 0644) stays
     /// readable even in a daemon whose umask keeps its other files from the world.
     ///
+    /// With `group`, the new file belongs to that group (its owner stays the writer): a file root
+    /// writes for a group's members (`/etc/alarm/web-token`, root:alarm 0640). The group and the
+    /// mode are set on the temporary file, before the rename, so that nobody ever finds `path`
+    /// with the writer's group or another mode: a reader of the group that came between a
+    /// rename and a `chown` after it was refused the file (issue #42).
+    ///
     /// With `replacing` false an existing file is left alone and the write throws EEXIST: the
     /// temporary file is linked to `path` (which fails when the name exists) instead of renamed.
     ///
-    /// The corresponding C functions are `open`, `fchmod`, `write`, `fsync`, `rename`, `link`,
-    /// `unlink` and `close`.
+    /// The corresponding C functions are `open`, `fchown`, `fchmod`, `write`, `fsync`, `rename`,
+    /// `link`, `unlink` and `close`.
     public static func write(
         _ bytes: [UInt8], to path: String, permissions: UInt32 = 0o644, ignoringUmask: Bool = false,
-        replacing: Bool = true
+        group: UInt32? = nil, replacing: Bool = true
     ) throws {
         let dir = directory(of: path)
         let temp = dir + "/." + baseName(of: path) + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = try valueOrErrno("open \(temp)") { open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions) }
         do {
+            // The group first: chown may clear mode bits, which fchmod then sets.
+            if let group { try valueOrErrno("fchown \(temp)") { fchown(fd, uid_t.max, gid_t(group)) } }
             if ignoringUmask { try valueOrErrno("fchmod \(temp)") { fchmod(fd, mode_t(permissions)) } }
             try writeAll(fd, bytes, path: temp)
             try valueOrErrno("fsync \(temp)") { fsync(fd) }

@@ -1,16 +1,8 @@
 import CLinux
 import Glibc
 
-/// Who owns a file, and which version of it is on disk.
+/// Which version of a file is on disk.
 public enum FileOwnership {
-    /// Gives `path` to group `group`, leaving its owner as it is (`chown(path, -1, gid)`): a file
-    /// root writes for the members of a group (`/etc/alarm/web-token`, root:alarm 0640).
-    ///
-    /// The corresponding C function is `chown`.
-    public static func setGroup(_ path: String, group: UInt32) throws {
-        try valueOrErrno("chown \(path)") { chown(path, uid_t.max, gid_t(group)) }
-    }
-
     /// The file's device, inode, size and modification time: equal values mean the same content
     /// was not replaced or rewritten since (an atomic write makes a new inode). Nil when the file
     /// cannot be looked at.
