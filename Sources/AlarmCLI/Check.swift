@@ -57,6 +57,10 @@ struct CheckCommand: ParsableCommand {
                 "\(configProblem): the other settings were used here; alarmd does not start with it (nor reload it)")
             for i in reports.indices { reports[i].checks.insert(check, at: 0) }
         }
+        // Issue #42: an empty alarms.json whose backup rings instead.
+        if let note = (try? ctx.store.read())?.note {
+            for i in reports.indices { reports[i].checks.insert(Check("store", .warning, note), at: 0) }
+        }
         // Issue #12: a holidays file that cannot be used, for the alarms that skip holidays.
         if let path = config.holidays, (try? ctx.store.load())?.contains(where: \.skipHolidays) ?? false {
             do { _ = try HolidaysFile.load(path) } catch {

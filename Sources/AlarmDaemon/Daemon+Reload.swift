@@ -73,14 +73,13 @@ extension Daemon {
 
     /// The stored alarms, or nil (logged) when the store cannot be read: the running alarms are
     /// kept rather than dropped, and the file is left for the user to fix. With nothing running
-    /// yet (a corrupt store at start), the previous list in `alarms.json.bak` rings instead, read
-    /// only: a broken file must not make for a silent morning.
+    /// yet (a corrupt or empty store at start), the previous list in `alarms.json.bak` rings
+    /// instead, read only: a broken file must not make for a silent morning.
     func loadAlarms() -> [Alarm]? {
         do { return try reloadCache.load(store) } catch {
             logger.error("\(error)")
             guard engine.alarms.isEmpty,
-                let backup = try? AlarmStore.decode(AtomicFile.read(store.backupPath), path: store.backupPath),
-                !backup.isEmpty
+                let backup = try? store.loadBackup(), !backup.isEmpty
             else { return nil }
             logger.warning("ringing the \(backup.count) alarm(s) of \(store.backupPath) until \(store.path) is fixed")
             return backup

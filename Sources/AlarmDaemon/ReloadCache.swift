@@ -23,9 +23,11 @@ public final class ReloadCache {
 
     public init() {}
 
-    /// The store's alarms, as `store.load()` returns them.
+    /// The store's alarms, as `store.load()` returns them, except that an empty alarms.json whose
+    /// backup holds alarms throws, as a damaged one does: the daemon keeps the alarms it runs, or
+    /// rings the backup when it runs none (`Daemon.loadAlarms`).
     public func load(_ store: AlarmStore) throws -> [Alarm] {
-        try load(AtomicFile.read(store.path), path: store.path)
+        try load(store.bytes(), path: store.path)
     }
 
     func load(_ bytes: [UInt8]?, path: String) throws -> [Alarm] {

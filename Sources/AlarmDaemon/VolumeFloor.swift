@@ -90,10 +90,13 @@ final class VolumeFloor {
     func restoreAfterCrash() {
         let bytes: [UInt8]
         do {
-            guard let b = try AtomicFile.read(path) else { return }
+            let read = try StoreError.refusing("a list of mixer levels") {
+                try AtomicFile.read(path, limit: StateFiles.maxBytes)
+            }
+            guard let b = read else { return }
             bytes = b
         } catch {
-            logger.error("volume floor: cannot read \(path): \(error)")
+            logger.error("volume floor: cannot read the saved mixer levels: \(error)")
             return
         }
         guard let levels = try? JSONDecoder().decode([MixerLevel].self, from: Data(bytes)) else {
@@ -124,7 +127,9 @@ final class VolumeFloor {
         do {
             let e = JSONEncoder()
             e.outputFormatting = [.sortedKeys]
-            try AtomicFile.write(Array(try e.encode(saved)) + [UInt8(ascii: "\n")], to: path)
+            try AtomicFile.write(
+                Array(try e.encode(saved)) + [UInt8(ascii: "\n")], to: path, permissions: StateFiles.daemonMode,
+                ignoringUmask: true)
         } catch {
             logger.warning(
                 "volume floor: cannot save the mixer levels to \(path) (\(error)); after a crash they would not be put back"

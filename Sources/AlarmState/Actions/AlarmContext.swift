@@ -16,8 +16,13 @@ package struct AlarmContext {
         zone = SystemZone.current(config)
     }
 
+    /// The stored alarms (`AlarmStore.read()`); when they are the backup's (alarms.json empty),
+    /// a warning on stderr says so first.
     package func loadAlarms() throws -> [Alarm] {
-        do { return try store.load() } catch { throw UserError(error) }
+        let contents: AlarmStore.Contents
+        do { contents = try store.read() } catch { throw UserError(error) }
+        if let note = contents.note { printError("warning: " + note) }
+        return contents.alarms
     }
 
     /// The holidays of the config's `holidays` file, read when first needed; empty (with a

@@ -13,6 +13,47 @@ public struct StoreError: Error, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(path): \(message)" }
+
+    /// A state file `AtomicFile` or `FileLock` refused, said for a person: `noun` is what the
+    /// file holds ("an alarm list"), for the size cap.
+    package init(_ refusal: FileRefusal, noun: String) {
+        path = refusal.path
+        switch refusal.reason {
+        case .symbolicLink:
+            message =
+                "it is a symbolic link, which is never followed in the state directory; it was left as it is: "
+                + "put the file itself there, or remove the link"
+        case .notRegular(let kind):
+            message = "it is \(kind), not a regular file; it was left as it is: move it away"
+        case .tooLarge(let size, let limit):
+            message =
+                "it is \(FileRefusal.spoken(bytes: size)), more than the \(FileRefusal.spoken(bytes: limit)) "
+                + "\(noun) may be; the file was left as it is: move it away"
+        }
+    }
+
+    /// Runs `body`, its `FileRefusal` said as a `StoreError` about `noun`.
+    package static func refusing<T>(_ noun: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let refusal as FileRefusal { throw StoreError(refusal, noun: noun) }
+    }
+}
+
+/// How the files of the state directory are made and read, in one place.
+///
+/// What callers may rely on:
+/// - Every file is opened without following a symbolic link, only when it is a regular file
+///   (a FIFO is never waited on), and read only up to `maxBytes`; anything else is refused with a
+///   `StoreError` that names the file and what it is, and the file is left as it is.
+/// - The modes below are set exactly, whatever the umask of the program that writes.
+public enum StateFiles {
+    /// The largest state file that is read: 16 MiB. A list of 10,000 alarms is about 4 MB, a
+    /// full history (2,000 rings) well under 1 MB; a larger file was not written by alarm.
+    public static let maxBytes = 16 << 20
+    /// The store, its backup and its lock, which every member of the group `alarm` changes (the
+    /// state directory is setgid, so they belong to that group): 0660.
+    public static let sharedMode: UInt32 = 0o660
+    /// Files only alarmd writes and the group reads (state.json, the history, mixer.json): 0640.
+    public static let daemonMode: UInt32 = 0o640
 }
 
 /// The alarms, as a JSON array in the `alarm list --json` format (`Alarm`'s Codable), in
@@ -25,8 +66,14 @@ public struct StoreError: Error, Equatable, CustomStringConvertible {
 /// - Writes are atomic and durable (`AtomicFile`); readers need no lock.
 /// - A file that does not decode (bad JSON, an unknown zone, duplicate ids) is reported with a
 ///   `StoreError` naming the file and the problem, and is never overwritten: every change is
-///   refused until a person fixes or moves it. The list before the last change is kept in
-///   `alarms.json.bak`.
+///   refused until a person fixes or moves it. So is a symbolic link, a FIFO, a device, a
+///   directory or a file over 16 MiB in place of alarms.json (`StateFiles`). The list before the
+///   last change is kept in `alarms.json.bak`.
+/// - An empty alarms.json (a power cut on a file system that lost the data) whose backup holds
+///   alarms is damaged, not an empty list: `read()` gives the backup's alarms with a note that
+///   says so, the next change is made to them, and that change never copies the empty file over
+///   the backup. An empty file without a backup, or with an empty one, is an empty list.
+/// - alarms.json, its backup and alarms.lock are made 0660 whatever the writer's umask.
 public final class AlarmStore: Sendable {
     public let stateDir: String
     /// Seconds to wait for another writer.
@@ -41,19 +88,73 @@ public final class AlarmStore: Sendable {
     public var backupPath: String { path + ".bak" }
     var lockPath: String { stateDir + "/alarms.lock" }
 
-    /// The stored alarms; empty when there is no file yet.
-    public func load() throws -> [Alarm] {
-        try AtomicFile.withMapped(path) { buffer in
-            // As `decode(_:path:)`, from the mapped file rather than a copy.
-            guard let buffer, !Self.isBlank(buffer) else { return [] }
-            return try Self.checked(path: path) { () throws(AlarmListProblem) in
-                try AlarmListReader.decode(buffer: buffer)
+    /// What `read()` found: the alarms in force and, when they are not alarms.json's own, why.
+    public struct Contents: Equatable, Sendable {
+        public var alarms: [Alarm]
+        /// Set when alarms.json is empty and `alarms` are its backup's: what to tell the user.
+        public var note: String?
+    }
+
+    /// The stored alarms; empty when there is no file yet. For an empty alarms.json with a
+    /// backup that holds alarms, the backup's (see `read()`).
+    public func load() throws -> [Alarm] { try read().alarms }
+
+    /// The stored alarms, or the backup's with a note when alarms.json is empty and the backup
+    /// holds alarms.
+    public func read() throws -> Contents {
+        let own: [Alarm]? = try StoreError.refusing("an alarm list") {
+            try AtomicFile.withMapped(path, limit: StateFiles.maxBytes) { buffer in
+                // As `decode(_:path:)`, from the mapped file rather than a copy.
+                guard let buffer else { return [] }
+                if Self.isBlank(buffer) { return nil }
+                return try Self.checked(path: path) { () throws(AlarmListProblem) in
+                    try AlarmListReader.decode(buffer: buffer)
+                }
             }
         }
+        if let own { return Contents(alarms: own, note: nil) }
+        guard let backup = backupOfEmptyStore() else { return Contents(alarms: [], note: nil) }
+        return Contents(alarms: backup, note: emptyNote(backup.count))
+    }
+
+    /// alarms.json's bytes, nil when there is none, refused as `read()` refuses the file (the
+    /// daemon's `ReloadCache`). An empty file whose backup holds alarms throws the `StoreError`
+    /// of a damaged file, whose message is `emptyNote`.
+    package func bytes() throws -> [UInt8]? {
+        let bytes = try StoreError.refusing("an alarm list") { try AtomicFile.read(path, limit: StateFiles.maxBytes) }
+        if let bytes, Self.isBlank(bytes), let backup = backupOfEmptyStore() {
+            throw StoreError(path: path, message: "the file is empty; " + emptyNote(backup.count))
+        }
+        return bytes
+    }
+
+    /// The alarms of `alarms.json.bak` (nil when there is none), refused as alarms.json is.
+    public func loadBackup() throws -> [Alarm]? {
+        let bytes = try StoreError.refusing("an alarm list") {
+            try AtomicFile.read(backupPath, limit: StateFiles.maxBytes)
+        }
+        guard let bytes else { return nil }
+        return try Self.decode(bytes, path: backupPath)
+    }
+
+    /// For an alarms.json found empty: the backup's alarms when it holds some and can be read,
+    /// else nil (the store is then an empty list).
+    package func backupOfEmptyStore() -> [Alarm]? {
+        guard let backup = try? loadBackup(), !backup.isEmpty else { return nil }
+        return backup
+    }
+
+    /// What an empty alarms.json with `count` alarms in its backup means, for `read()`'s note
+    /// and the daemon's log.
+    package func emptyNote(_ count: Int) -> String {
+        let alarms = count == 1 ? "1 alarm" : "\(count) alarms"
+        return "\(path) is empty, but its backup \(backupPath) holds \(alarms): using those (alarmd rings them "
+            + "when it starts); the next change is made to them and writes \(path) again"
     }
 
     /// Runs `body` on the stored list under the lock and writes the result back if it changed.
-    /// Ids must stay unique; `body`'s errors abort without writing.
+    /// Ids must stay unique; `body`'s errors abort without writing. An empty alarms.json with a
+    /// backup that holds alarms gives `body` the backup's, and the backup is kept as it is.
     @discardableResult
     public func update<T>(_ body: (inout [Alarm]) throws -> T) throws -> T {
         // The first change creates the state directory (alarmd does too, at start).
@@ -62,18 +163,29 @@ public final class AlarmStore: Sendable {
                 throw StoreError(path: stateDir, message: "the state directory cannot be created: \(error)")
             }
         }
-        return try FileLock.withLock(lockPath, timeout: lockTimeout) {
-            let old = try AtomicFile.read(path)
-            let before = try Self.decode(old, path: path)
-            var alarms = before
-            let result = try body(&alarms)
-            if alarms != before {
-                try Self.checkUnique(alarms, path: path)
-                if let old { try AtomicFile.write(old, to: backupPath) }
-                try AtomicFile.write(Self.encode(alarms), to: path)
+        return try StoreError.refusing("an alarm list") {
+            try FileLock.withLock(
+                lockPath, timeout: lockTimeout, permissions: StateFiles.sharedMode, ignoringUmask: true
+            ) {
+                let old = try AtomicFile.read(path, limit: StateFiles.maxBytes)
+                let blank = old.map { Self.isBlank($0) } ?? false
+                let before = try (blank ? backupOfEmptyStore() : nil) ?? Self.decode(old, path: path)
+                var alarms = before
+                let result = try body(&alarms)
+                if alarms != before {
+                    try Self.checkUnique(alarms, path: path)
+                    // An empty file is never the list before a change: the backup stays.
+                    if let old, !blank { try write(old, to: backupPath) }
+                    try write(Self.encode(alarms), to: path)
+                }
+                return result
             }
-            return result
         }
+    }
+
+    /// An atomic write of a file the whole group changes: 0660 whatever the umask.
+    private func write(_ bytes: [UInt8], to path: String) throws {
+        try AtomicFile.write(bytes, to: path, permissions: StateFiles.sharedMode, ignoringUmask: true)
     }
 
     /// Replaces the whole list (`alarm import`).
@@ -215,8 +327,9 @@ public final class AlarmStore: Sendable {
         return try checked(path: path) { () throws(AlarmListProblem) in try read(bytes) }
     }
 
-    /// Nothing but JSON whitespace (or nothing at all): an empty list.
-    private static func isBlank(_ bytes: some Sequence<UInt8>) -> Bool {
+    /// Nothing but JSON whitespace (or nothing at all): an empty list, unless the backup holds
+    /// alarms (never written so: an empty list is `[]`).
+    package static func isBlank(_ bytes: some Sequence<UInt8>) -> Bool {
         bytes.allSatisfy { " \n\r\t".utf8.contains($0) }
     }
 

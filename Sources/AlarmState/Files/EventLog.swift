@@ -27,8 +27,9 @@ public final class EventLog {
     public private(set) var lastSeq: Int
     private var file: AppendingFile?
 
-    /// Mode 0640: readable by alarmd's group (`alarm`), as the state is; `alarm status` stays
-    /// for everyone.
+    /// Mode 0640 whatever the umask: readable by alarmd's group (`alarm`), as the state is;
+    /// `alarm status` stays for everyone. The log is only ever a regular file: a symbolic link,
+    /// a FIFO or a directory in its place is refused (`AppendingFile`, `ReadingFile`).
     static let permissions: UInt32 = 0o640
 
     /// `path`: `Configuration.eventsPath`.
@@ -65,7 +66,7 @@ public final class EventLog {
     private func openFile() throws -> AppendingFile {
         let now = try FileIdentity.of(path)
         if let file, now?.identity == file.identity { return file }
-        let fresh = try AppendingFile(path: path, permissions: Self.permissions)
+        let fresh = try AppendingFile(path: path, permissions: Self.permissions, ignoringUmask: true)
         if fresh.size > 0, let reader = try ReadingFile(path: path),
             try reader.read(at: fresh.size - 1, count: 1) != [UInt8(ascii: "\n")]
         {

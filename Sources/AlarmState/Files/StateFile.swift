@@ -2,8 +2,13 @@ import AlarmCore
 import AlarmSystem
 import FoundationEssentials
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The engine's persistent state in `<state-dir>/state.json`, rewritten atomically whenever the
-/// engine asks (`persistState`). Only the daemon writes it.
+/// engine asks (`persistState`). Only the daemon writes it: mode 0640 whatever the umask, opened
+/// as `StateFiles` says.
 public struct StateFile: Sendable {
     public let path: String
 
@@ -14,7 +19,8 @@ public struct StateFile: Sendable {
     /// The saved state, or nil when there is none yet. Throws `StoreError` when the file does
     /// not decode; the daemon then calls `setAside()` and starts without it (logging why).
     public func load() throws -> EngineState? {
-        guard let bytes = try AtomicFile.read(path) else { return nil }
+        let read = try StoreError.refusing("a ring state") { try AtomicFile.read(path, limit: StateFiles.maxBytes) }
+        guard let bytes = read else { return nil }
         do {
             return try EngineStateJSON.decode(bytes)
         } catch {
@@ -23,18 +29,18 @@ public struct StateFile: Sendable {
     }
 
     public func save(_ state: EngineState) throws {
-        try AtomicFile.write(try EngineStateJSON.encode(state) + [UInt8(ascii: "\n")], to: path)
+        try AtomicFile.write(
+            try EngineStateJSON.encode(state) + [UInt8(ascii: "\n")], to: path, permissions: StateFiles.daemonMode,
+            ignoringUmask: true)
     }
 
     /// Moves an unreadable state file to `state.json.corrupt` (replacing an older one) so that it
-    /// can be inspected and is not read again. Returns the new path.
+    /// can be inspected and is not read again. Returns the new path. What is in the way, a FIFO or
+    /// a link as much as a file, is renamed, never read.
     @discardableResult
     public func setAside() throws -> String {
         let aside = path + ".corrupt"
-        if let bytes = try AtomicFile.read(path) {
-            try AtomicFile.write(bytes, to: aside)
-            try FileManager.default.removeItem(atPath: path)
-        }
+        do { try FileIdentity.rename(path, to: aside) } catch let e as SystemError where e.errno == ENOENT {}
         return aside
     }
 }

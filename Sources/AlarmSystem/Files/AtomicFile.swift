@@ -11,21 +11,20 @@ public enum AtomicFile {
     /// never rewritten in place, so the mapping sees one whole version. A file that cannot be
     /// mapped (empty, or not a regular file) is read as `read` reads it.
     ///
+    /// With a `limit`, the file is a state file: as `read(_:limit:)` opens it.
+    ///
     /// The corresponding C functions are `open`, `fstat`, `mmap`, `munmap` and `close`.
-    public static func withMapped<T>(_ path: String, _ body: (UnsafeBufferPointer<UInt8>?) throws -> T) throws -> T {
-        let fd: Int32
-        do {
-            fd = try valueOrErrno("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
-        } catch let e as SystemError where e.errno == ENOENT {
-            return try body(nil)
-        }
+    public static func withMapped<T>(
+        _ path: String, limit: Int? = nil, _ body: (UnsafeBufferPointer<UInt8>?) throws -> T
+    ) throws -> T {
+        guard let fd = try open(path, limit: limit) else { return try body(nil) }
         var info = stat()
         let size = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : 0
         let mapped = size > 0 ? mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0) : nil
         guard let mapped, mapped != MAP_FAILED else {
             // Read from the descriptor open (a FIFO opened again would wait for a new writer).
             defer { _ = close(fd) }
-            return try read(fd, path).withUnsafeBufferPointer { try body($0) }
+            return try read(fd, path, limit: limit).withUnsafeBufferPointer { try body($0) }
         }
         _ = close(fd)
         defer { _ = munmap(mapped, size) }
@@ -34,20 +33,36 @@ public enum AtomicFile {
 
     /// The whole file, or nil when it does not exist.
     ///
-    /// The corresponding C functions are `open`, `read` and `close`.
-    public static func read(_ path: String) throws -> [UInt8]? {
-        let fd: Int32
+    /// With a `limit`, the file is a state file, and only a regular file of at most `limit`
+    /// bytes is read: a symbolic link is not followed, and it, a FIFO (never waited on), a
+    /// device, a directory or a larger file throws `FileRefusal` at once, before any read.
+    /// Without one, anything `open` opens is read to its end (the config, `/dev/stdin`).
+    ///
+    /// The corresponding C functions are `open`, `fstat`, `read` and `close`.
+    public static func read(_ path: String, limit: Int? = nil) throws -> [UInt8]? {
+        guard let fd = try open(path, limit: limit) else { return nil }
+        defer { _ = close(fd) }
+        return try read(fd, path, limit: limit)
+    }
+
+    /// `path` opened for reading, nil when it does not exist; with a `limit`, as a state file.
+    private static func open(_ path: String, limit: Int?) throws -> Int32? {
+        if let limit { return try RegularFile.open(path, O_RDONLY, limit: limit)?.fd }
         do {
-            fd = try valueOrErrno("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
+            return try valueOrErrno("open \(path)") { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
         } catch let e as SystemError where e.errno == ENOENT {
             return nil
         }
-        defer { _ = close(fd) }
-        return try read(fd, path)
     }
 
-    /// The rest of what `fd` (opened on `path`) reads.
-    private static func read(_ fd: Int32, _ path: String) throws -> [UInt8] {
+    /// The rest of what `fd` (opened on `path`) reads; past `limit` bytes (a file that grew
+    /// after its `fstat`) it throws `FileRefusal`.
+    private static func read(_ fd: Int32, _ path: String, limit: Int?) throws -> [UInt8] {
+        func checkLimit(_ count: Int) throws {
+            if let limit, count > limit {
+                throw FileRefusal(path: path, reason: .tooLarge(size: count, limit: limit))
+            }
+        }
         var out: [UInt8] = []
         // A regular file: read straight into one allocation of its size (a 4 MB store of
         // 10,000 alarms grew by copies, then went through a chunk: two copies), one more byte
@@ -70,6 +85,7 @@ public enum AtomicFile {
                 }
             }
             if failure != 0 { throw SystemError("read \(path)", errno: failure) }
+            try checkLimit(out.count)
             if out.count < size { return out }
         }
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -79,11 +95,12 @@ public enum AtomicFile {
             }
             if n == 0 { return out }
             out.append(contentsOf: chunk[0..<n])
+            try checkLimit(out.count)
         }
     }
 
-    /// Replaces the file's content atomically: writes a temporary file in the same directory,
-    /// fsyncs it, renames it over `path`, then fsyncs the directory so the rename itself is
+    /// Replaces the file's content atomically: writes a temporary file in the same directory
+    /// (created anew, `O_EXCL | O_NOFOLLOW`: never through a link someone put in its place), fsyncs it, renames it over `path`, then fsyncs the directory so the rename itself is
     /// durable. On failure the old file is untouched and the temporary file removed.
     ///
     /// The new file gets `permissions` less the process's umask, or exactly `permissions` when
@@ -107,7 +124,9 @@ public enum AtomicFile {
     ) throws {
         let dir = directory(of: path)
         let temp = dir + "/." + baseName(of: path) + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = try valueOrErrno("open \(temp)") { open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions) }
+        let fd = try valueOrErrno("open \(temp)") {
+            Glibc.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
+        }
         do {
             // The group first: chown may clear mode bits, which fchmod then sets.
             if let group { try valueOrErrno("fchown \(temp)") { fchown(fd, uid_t.max, gid_t(group)) } }
@@ -135,12 +154,22 @@ public enum AtomicFile {
     }
 
     /// Appends `bytes` with one `write` on an `O_APPEND` descriptor, then fsyncs: concurrent
-    /// appenders never interleave within one call on a local file system. Creates the file.
+    /// appenders never interleave within one call on a local file system. Creates the file with
+    /// `permissions` less the umask, or exactly `permissions` when `ignoringUmask` is set. An
+    /// existing file is appended to only when it is a regular file (a symbolic link, a FIFO, a
+    /// device or a directory throws `FileRefusal`) of at most `limit` bytes when one is given.
     ///
-    /// The corresponding C functions are `open`, `write`, `fsync` and `close`.
-    public static func append(_ bytes: [UInt8], to path: String, permissions: UInt32 = 0o644) throws {
-        let fd = try valueOrErrno("open \(path)") { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, permissions) }
+    /// The corresponding C functions are `open`, `fchmod`, `fstat`, `write`, `fsync` and `close`.
+    public static func append(
+        _ bytes: [UInt8], to path: String, permissions: UInt32 = 0o644, ignoringUmask: Bool = false,
+        limit: Int? = nil
+    ) throws {
+        let (fd, info) = try RegularFile.openCreating(
+            path, O_WRONLY | O_APPEND, permissions: permissions, ignoringUmask: ignoringUmask)
         defer { _ = close(fd) }
+        if let limit, Int(info.st_size) > limit {
+            throw FileRefusal(path: path, reason: .tooLarge(size: Int(info.st_size), limit: limit))
+        }
         try writeAll(fd, bytes, path: path)
         try valueOrErrno("fsync \(path)") { fsync(fd) }
     }
@@ -149,7 +178,7 @@ public enum AtomicFile {
     ///
     /// The corresponding C functions are `open` and `fsync`.
     static func syncDirectory(_ dir: String) throws {
-        let fd = try valueOrErrno("open \(dir)") { open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        let fd = try valueOrErrno("open \(dir)") { Glibc.open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         defer { _ = close(fd) }
         try valueOrErrno("fsync \(dir)") { fsync(fd) }
     }

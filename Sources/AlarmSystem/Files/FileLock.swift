@@ -18,12 +18,18 @@ public final class FileLock {
     private var fd: Int32
 
     /// Opens (creating) `path` and waits up to `timeout` seconds for the exclusive lock, retrying
-    /// every few milliseconds. Throws `LockTimeout`, or `SystemError` if the file cannot be opened.
+    /// every few milliseconds. Throws `LockTimeout`, `FileRefusal` when `path` is a symbolic link
+    /// (never followed, its target never created) or not a regular file, or `SystemError` if the
+    /// file cannot be opened.
     ///
-    /// The corresponding C functions are `open`, `flock` and `clock_gettime`.
-    public init(path: String, timeout: Double) throws {
+    /// A lock file this call creates gets `permissions` less the umask, or exactly `permissions`
+    /// with `ignoringUmask`: the store's lock is 0660 whatever the umask of the `alarm` that
+    /// made it, since a lock file only its maker may open would lock every other writer out.
+    ///
+    /// The corresponding C functions are `open`, `fchmod`, `fstat`, `flock` and `clock_gettime`.
+    public init(path: String, timeout: Double, permissions: UInt32 = 0o644, ignoringUmask: Bool = false) throws {
         self.path = path
-        fd = try Self.open(path)
+        fd = try Self.open(path, permissions: permissions, ignoringUmask: ignoringUmask)
         let deadline = try Self.monotonic() + timeout
         var pause: UInt32 = 1_000
         while true {
@@ -47,18 +53,30 @@ public final class FileLock {
     /// Opens the lock file read-write, creating it. A lock file another user created (a member of
     /// the group that shares the state directory, with a umask that left it group-read-only) is
     /// opened read-only instead: `flock` needs no write access, so every member can still lock.
-    /// The corresponding C function is `open`.
-    static func open(_ path: String) throws -> Int32 {
+    /// Only a regular file is opened, never through a link (`RegularFile`). With `ignoringUmask`,
+    /// a lock file of this user's that lacks some of `permissions` (made by an older alarm under
+    /// umask 077) is given them: it holds no data, and its mode alone decides who may lock.
+    /// The corresponding C functions are `open` and `fchmod`.
+    static func open(_ path: String, permissions: UInt32, ignoringUmask: Bool) throws -> Int32 {
         do {
-            return try valueOrErrno("open \(path)") { Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
+            let (fd, info) = try RegularFile.openCreating(
+                path, O_RDWR, permissions: permissions, ignoringUmask: ignoringUmask)
+            if ignoringUmask, info.st_uid == geteuid(), UInt32(info.st_mode) & permissions != permissions {
+                _ = fchmod(fd, mode_t(UInt32(info.st_mode) & 0o7777 | permissions))
+            }
+            return fd
         } catch let error as SystemError where error.errno == EACCES {
-            return try valueOrErrno("open \(path)") { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
+            guard let opened = try RegularFile.open(path, O_RDONLY) else { throw error }
+            return opened.fd
         }
     }
 
-    /// Runs `body` holding the lock on `path`.
-    public static func withLock<T>(_ path: String, timeout: Double, _ body: () throws -> T) throws -> T {
-        let lock = try FileLock(path: path, timeout: timeout)
+    /// Runs `body` holding the lock on `path` (a lock file created as `init` creates it).
+    public static func withLock<T>(
+        _ path: String, timeout: Double, permissions: UInt32 = 0o644, ignoringUmask: Bool = false,
+        _ body: () throws -> T
+    ) throws -> T {
+        let lock = try FileLock(path: path, timeout: timeout, permissions: permissions, ignoringUmask: ignoringUmask)
         defer { lock.unlock() }
         return try body()
     }

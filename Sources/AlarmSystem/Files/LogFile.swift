@@ -41,12 +41,15 @@ public final class AppendingFile {
     public private(set) var size: Int
     private let descriptor: Int32
 
-    /// Opens `path` for appending, creating it with `permissions` (less the umask).
+    /// Opens `path` for appending, creating it with `permissions` less the umask, or exactly
+    /// `permissions` with `ignoringUmask`. Only a
+    /// regular file is appended to: a symbolic link (never followed), a FIFO, a device or a
+    /// directory throws `FileRefusal`.
     /// The corresponding C functions are `open` and `fstat`.
-    public init(path: String, permissions: UInt32 = 0o640) throws {
+    public init(path: String, permissions: UInt32 = 0o640, ignoringUmask: Bool = false) throws {
         self.path = path
-        let fd = try valueOrErrno("open \(path)") { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, permissions) }
-        let info = try statOrClose(fd, path)
+        let (fd, info) = try RegularFile.openCreating(
+            path, O_WRONLY | O_APPEND, permissions: permissions, ignoringUmask: ignoringUmask)
         descriptor = fd
         identity = FileIdentity(info)
         size = Int(info.st_size)
@@ -86,18 +89,13 @@ public final class ReadingFile {
     public let identity: FileIdentity
     private let descriptor: Int32
 
-    /// Opens `path` for reading; nil when it does not exist. Throws `SystemError` otherwise
-    /// (EACCES: this user may not read it).
+    /// Opens `path` for reading; nil when it does not exist. Throws `FileRefusal` for a symbolic
+    /// link (never followed), a FIFO (never waited on), a device or a directory, `SystemError`
+    /// otherwise (EACCES: this user may not read it).
     /// The corresponding C functions are `open` and `fstat`.
     public init?(path: String) throws {
         self.path = path
-        let fd: Int32
-        do {
-            fd = try valueOrErrno("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
-        } catch let e as SystemError where e.errno == ENOENT {
-            return nil
-        }
-        let info = try statOrClose(fd, path)
+        guard let (fd, info) = try RegularFile.open(path, O_RDONLY) else { return nil }
         descriptor = fd
         identity = FileIdentity(info)
     }
@@ -130,16 +128,4 @@ public final class ReadingFile {
         out.removeSubrange(done...)
         return out
     }
-}
-
-/// `fstat` of a descriptor just opened; on failure the descriptor is closed and the error thrown.
-private func statOrClose(_ fd: Int32, _ path: String) throws -> stat {
-    var info = stat()
-    do {
-        try valueOrErrno("fstat \(path)") { fstat(fd, &info) }
-    } catch {
-        closeIgnoringErrors(fd)
-        throw error
-    }
-    return info
 }
