@@ -73,10 +73,45 @@ private final class ReachableCopies: @unchecked Sendable {
         }
         let target = directory + "/" + name
         try? fm.removeItem(atPath: target)
-        try fm.copyItem(atPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path, toPath: target)
-        guard chmod(target, 0o755) == 0 else { throw CocoaError(.fileWriteNoPermission) }
+        try Self.copyClosingOnExec(URL(fileURLWithPath: path).resolvingSymlinksInPath().path, to: target)
         made[name] = target
         return target
+    }
+
+    /// Copies `source` to a new 0755 `target` through descriptors opened `O_CLOEXEC`. A child
+    /// another test starts meanwhile (alarmd, a hook) inherits every descriptor without it until
+    /// its exec, and for its whole life when it runs on without exec: while any process holds the
+    /// copy open for writing, executing it fails with ETXTBSY ("setpriv: failed to execute
+    /// ...xctest: Text file busy", seen once in a helper's run of AlarmSystemTests beside tests
+    /// that start processes, issue #40). FileManager.copyItem's descriptors are not `O_CLOEXEC`.
+    private static func copyClosingOnExec(_ source: String, to target: String) throws {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(input) }
+        let output = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+        guard output >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var failure: Int32 = 0
+        while failure == 0 {
+            let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno != EINTR { failure = errno }
+                continue
+            }
+            var done = 0
+            while done < n && failure == 0 {
+                let w = buffer.withUnsafeBytes { write(output, $0.baseAddress! + done, n - done) }
+                if w < 0 {
+                    if errno != EINTR { failure = errno }
+                } else {
+                    done += w
+                }
+            }
+        }
+        if fchmod(output, 0o755) != 0 && failure == 0 { failure = errno }
+        if close(output) != 0 && failure == 0 { failure = errno }
+        if failure != 0 { throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO) }
     }
 
     /// The directories of earlier test processes that are gone.
