@@ -75,6 +75,20 @@ struct SoundsCutTests {
         #expect(abs((song["duration"] as? Double ?? 0) - 180) < 0.03, "\(song)")
     }
 
+    @Test("issue #42: a clip cut under umask 077 is 0644, so alarmd (another user) can play it")
+    func cutUnderStrictUmask() throws {
+        let e = try Env()
+        let r = try e.cut(e.song, "--from", "1:10", "--length", "2s", "--name", "strict", prefix: "umask 077;")
+        #expect(r.status == 0, "\(r.stderr)")
+        var st = stat()
+        #expect(lstat(e.sounds + "/strict.flac", &st) == 0)
+        #expect(UInt32(st.st_mode) & 0o7777 == 0o644, "mode \(String(UInt32(st.st_mode) & 0o7777, radix: 8))")
+        // Replaced with --force under the same umask: still 0644.
+        let again = try e.cut(e.song, "--from", "1:20", "--length", "2s", "--name", "strict", "--force", prefix: "umask 077;")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(lstat(e.sounds + "/strict.flac", &st) == 0 && UInt32(st.st_mode) & 0o7777 == 0o644)
+    }
+
     @Test("refusals: each with a clear reason, a non-zero exit, and nothing written")
     func refusals() throws {
         let e = try Env()

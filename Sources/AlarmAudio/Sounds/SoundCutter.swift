@@ -220,7 +220,10 @@ public enum SoundCutter {
         let path = directory + "/" + fileName
         do {
             try Directories.create(directory)
-            try AtomicFile.write(bytes, to: path, replacing: force)
+            // 0644 whatever the writer's umask: alarmd (the user alarm) plays what `alarm sounds cut`
+            // run as root or as its owner under umask 077 wrote (issue #42: a 0600 clip rang the
+            // default tone instead).
+            try AtomicFile.write(bytes, to: path, permissions: 0o644, ignoringUmask: true, replacing: force)
         } catch let e as SystemError where e.errno == EEXIST {
             throw .exists(path)
         } catch let e as SystemError {
