@@ -25,18 +25,24 @@ struct PrerollTests {
     func startsAtTheInstant() throws {
         let player = AlarmPlayer(devices: ["null"], log: { _ in })
         let first = Box()
-        let instant = Date().addingTimeInterval(0.6)
+        // The instant 2 s ahead, and "not yet" judged only when the look came before it: under
+        // qemu-user on a loaded machine a 0.3 s sleep once ended after a 0.6 s instant, and the
+        // ring that had rightly started failed the test (issue #40, hunt L).
+        let instant = Date().addingTimeInterval(2)
         player.preroll(DefaultTone.clip(), at: instant, onFirstFrame: { first.set($0) })
         Thread.sleep(forTimeInterval: 0.3)
-        #expect(first.get == nil, "it sounded before its instant")
+        let early = first.get
+        if Date() < instant { #expect(early == nil, "it sounded before its instant") }
         #expect(player.isRinging)
         #expect(waitUntil(timeout: 5, poll: 0.005) { first.get != nil })
         let started = try #require(first.get)
         #expect(
             started.date >= instant.addingTimeInterval(-0.001),
             "started \(started.date.timeIntervalSince(instant)) s from the instant")
+        // Generous: it starts by itself at its instant, not at a later go() or poll (the delay's
+        // figures are the benchmark's, not this test's).
         #expect(
-            started.date.timeIntervalSince(instant) < 0.25, "started \(started.date.timeIntervalSince(instant)) s late")
+            started.date.timeIntervalSince(instant) < 1, "started \(started.date.timeIntervalSince(instant)) s late")
         #expect(started.device == "null")
         let summary = player.stop()
         #expect(summary.framesWritten > 0 && summary.stoppedByCaller)
@@ -46,13 +52,17 @@ struct PrerollTests {
     func stopCancels() {
         let player = AlarmPlayer(devices: ["null"], log: { _ in })
         let first = Box()
-        player.preroll(DefaultTone.clip(), at: Date().addingTimeInterval(0.5), onFirstFrame: { first.set($0) })
+        let instant = Date().addingTimeInterval(2)
+        player.preroll(DefaultTone.clip(), at: instant, onFirstFrame: { first.set($0) })
         Thread.sleep(forTimeInterval: 0.1)
         let summary = player.stop()
+        let stopped = Date()
         #expect(!player.isRinging)
-        #expect(summary.framesWritten == 0)
-        Thread.sleep(forTimeInterval: 0.7)
-        #expect(first.get == nil)
+        // Judged only when stop() returned before the instant (a loaded machine may sleep past it).
+        if stopped < instant { #expect(summary.framesWritten == 0) }
+        // And nothing starts at the instant after a stop.
+        Thread.sleep(until: instant.addingTimeInterval(0.5))
+        if stopped < instant { #expect(first.get == nil) }
     }
 
     @Test("go() starts it before its instant")
@@ -83,16 +93,17 @@ struct PrerollTests {
         let lines = LogLines()
         let player = AlarmPlayer(devices: ["nosuch-preroll", "null"], log: { lines.add($0) })
         let first = Box()
-        let instant = Date().addingTimeInterval(0.8)
+        let instant = Date().addingTimeInterval(3)
         player.preroll(DefaultTone.clip(), at: instant, onFirstFrame: { first.set($0) })
         #expect(
-            waitUntil(timeout: 0.6, poll: 0.005) {
+            waitUntil(timeout: 2.5, poll: 0.005) {
                 lines.all.contains { $0.contains("pre-roll") && $0.contains("nosuch-preroll") }
             }, "\(lines.all)")
-        #expect(first.get == nil)
-        #expect(waitUntil(timeout: 5, poll: 0.005) { first.get != nil })
+        let early = first.get
+        if Date() < instant { #expect(early == nil, "it sounded before its instant") }
+        #expect(waitUntil(timeout: 8, poll: 0.005) { first.get != nil })
         #expect(try #require(first.get).device == "null")
-        #expect(try #require(first.get).date.timeIntervalSince(instant) < 0.25)
+        #expect(try #require(first.get).date.timeIntervalSince(instant) < 1)
         player.stop()
     }
 }
