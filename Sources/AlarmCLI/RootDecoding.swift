@@ -1,6 +1,7 @@
 import AlarmAudio
 import AlarmSystem
 import ArgumentParser
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,6 +22,18 @@ enum RootDecoding {
 
     /// True when this process runs as root (real or effective) and decodes through a child.
     static var isNeeded: Bool { geteuid() == 0 || getuid() == 0 }
+
+    /// This program's file: `/proc/self/exe` resolved here, as qemu-user (the arm64 tests) answers
+    /// that link for the program it runs but would exec itself for the link; the link itself when
+    /// the file is gone (replaced by an upgrade while this process runs).
+    static let executable: String = {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
+            path.hasPrefix("/"), !path.hasSuffix(" (deleted)"), access(path, X_OK) == 0
+        {
+            return path
+        }
+        return "/proc/self/exe"
+    }()
 
     /// The user the child becomes, named in messages; nil when neither `alarm` nor `nobody` exists.
     static let user = UnprivilegedUser.forDecoding()
@@ -83,7 +96,7 @@ enum RootDecoding {
         let captured: CapturedOutput
         do {
             captured = try ChildProcess.capture(
-                executable: "/proc/self/exe", arguments: ["decode-sound", "--as-user", user.name] + arguments,
+                executable: executable, arguments: ["decode-sound", "--as-user", user.name] + arguments,
                 environment: [:], limit: DecodedWire.maxBytes, timeout: timeout)
         } catch {
             return .none("its decoder could not be started as user \(user.name): \(error)")
