@@ -69,7 +69,8 @@ enum RootDecoding {
             }
             switch result {
             case .success(let clip): return clip
-            case .failure(.source(.unreadable(_, let detail))): throw .source(.unreadable(name, detail: detail + asUser))
+            case .failure(.source(.unreadable(_, let detail))):
+                throw .source(.unreadable(name, detail: detail + asUser))
             case .failure(let refusal): throw refusal
             }
         }

@@ -79,12 +79,16 @@ struct RootDecodingTests {
         let env = e.environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
         let asMember = try Binaries.runAbsolute(
             "/bin/bash",
-            ["-c", "\(env) exec setpriv --reuid=\(Self.member) --regid=\(Self.group) --groups=\(Self.group) -- '\(alarm)' sounds --json"],
+            [
+                "-c",
+                "\(env) exec setpriv --reuid=\(Self.member) --regid=\(Self.group) --groups=\(Self.group) -- '\(alarm)' sounds --json",
+            ],
             timeout: 120)
         #expect(asMember.status == 0, "\(asMember.stderr)")
         #expect(asMember.stdout == asRoot.stdout)
         let table = try e.run("sounds")
-        #expect(table.status == 0 && table.stdout.contains("chime.flac") && table.stdout.contains("yes"), "\(table.stdout)")
+        #expect(
+            table.status == 0 && table.stdout.contains("chime.flac") && table.stdout.contains("yes"), "\(table.stdout)")
     }
 
     @Test("root: a sound only root may read (0600 root) is reported unreadable: the decoder did not run as root")
@@ -136,12 +140,13 @@ struct RootDecodingTests {
             // set), is stopped: a decoder stuck on a crafted file.
             var child: (pid: Int32, status: [String: String])?
             while p.isRunning, child == nil {
-                child = Self.children(of: p.processIdentifier).lazy.compactMap { pid in
-                    Self.status(pid).flatMap { s in
-                        s["Uid"]?.split(whereSeparator: \.isWhitespace).first == Substring(user.uid)
-                            && s["NoNewPrivs"] == "1" ? (pid, s) : nil
-                    }
-                }.first
+                child =
+                    Self.children(of: p.processIdentifier).lazy.compactMap { pid in
+                        Self.status(pid).flatMap { s in
+                            s["Uid"]?.split(whereSeparator: \.isWhitespace).first == Substring(user.uid)
+                                && s["NoNewPrivs"] == "1" ? (pid, s) : nil
+                        }
+                    }.first
             }
             guard let child, kill(child.pid, SIGSTOP) == 0 else {
                 p.waitUntilExit()

@@ -13,7 +13,8 @@ public enum DecodedWire {
     static let magic = Array("alarm-decoded 1\n".utf8)
     /// The most a well-formed answer can hold: a clip at the highest rate, channels and length,
     /// and room for its texts.
-    public static let maxBytes = (ClipLimits.maxFrames(rate: ClipLimits.maxSampleRate) + 1) * ClipLimits.maxChannels * 4
+    public static let maxBytes =
+        (ClipLimits.maxFrames(rate: ClipLimits.maxSampleRate) + 1) * ClipLimits.maxChannels * 4
         + (1 << 16)
 
     /// A malformed answer: the child did not speak this layout (or was subverted).

@@ -70,7 +70,9 @@ public struct UnprivilegedUser: Equatable, Sendable, CustomStringConvertible {
         guard [real, effective, saved, getuid(), geteuid()].allSatisfy({ $0 == uid }),
             [realGroup, effectiveGroup, savedGroup, getgid(), getegid()].allSatisfy({ $0 == gid })
         else {
-            throw SystemError("still uid \(real)/\(effective)/\(saved) gid \(realGroup)/\(effectiveGroup)/\(savedGroup) after dropping to \(name)", errno: EPERM)
+            throw SystemError(
+                "still uid \(real)/\(effective)/\(saved) gid \(realGroup)/\(effectiveGroup)/\(savedGroup) after dropping to \(name)",
+                errno: EPERM)
         }
         if setuid(0) == 0 { throw SystemError("setuid(0) succeeded after dropping to \(name)", errno: EPERM) }
         guard clinux_get_no_new_privs() == 1 else { throw SystemError("prctl(PR_GET_NO_NEW_PRIVS)", errno: EPERM) }
