@@ -70,6 +70,11 @@ struct RootDecodingTests {
         let added = try e.run("add", "07:00", "--sound", "chime.flac", "--id", "a")
         #expect(added.status == 0, "\(added.stderr)")
         #expect(added.stderr.isEmpty, "\(added.stderr)")
+        // alarm check's sound line (it fails for want of alarmd and a device, as it did before).
+        let checked = try e.run("check")
+        #expect(
+            checked.stdout.contains("ok       sound    'chime.flac' plays (FLAC FLAC 16-bit, 2.4 s, mono 44100 Hz)"),
+            "\(checked.stdout)")
         let asRoot = try e.run("sounds", "--json")
         #expect(asRoot.status == 0, "\(asRoot.stderr)")
         let entry = try #require(e.listed(asRoot.stdout)["chime.flac"], "\(asRoot.stdout)")
@@ -109,6 +114,11 @@ struct RootDecodingTests {
         #expect(
             added.stderr.contains("warning: sound 'secret.flac' cannot be read: Permission denied")
                 && added.stderr.contains("the default tone will ring instead"), "\(added.stderr)")
+        let checked = try e.run("check")
+        #expect(
+            checked.stdout.contains(
+                "warning  sound    sound 'secret.flac' cannot be read: Permission denied (read as user"),
+            "\(checked.stdout)")
     }
 
     @Test(
