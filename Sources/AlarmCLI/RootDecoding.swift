@@ -169,7 +169,12 @@ struct DecodeSound: ParsableCommand {
     private func becomeUser() -> String? {
         guard geteuid() == 0 || getuid() == 0 else { return nil }
         guard let user = UnprivilegedUser.named(asUser), user.uid != 0 else { return "there is no user \(asUser)" }
+        let parent = getppid()
         do { try user.become() } catch { return "could not become user \(asUser): \(error)" }
+        // A decoder stuck after root's alarm was interrupted is not left behind.
+        do { try UnprivilegedUser.boundLifetime(parent: parent, cpuSeconds: Int(RootDecoding.timeout) + 10) } catch {
+            return "\(error)"
+        }
         return nil
     }
 

@@ -54,6 +54,7 @@ static inline int clinux_pidfd_open(pid_t pid) {
 // prctl(2) is variadic, which Swift cannot call: PR_SET_NO_NEW_PRIVS and its reading.
 static inline int clinux_set_no_new_privs(void) { return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); }
 static inline int clinux_get_no_new_privs(void) { return prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0); }
+static inline int clinux_set_parent_death_signal(int signal) { return prctl(PR_SET_PDEATHSIG, signal, 0, 0, 0); }
 // initgroups(3) and setgroups(2) are declared only under _DEFAULT_SOURCE / _GNU_SOURCE.
 int initgroups(const char *user, gid_t group);
 int setgroups(size_t size, const gid_t *list);

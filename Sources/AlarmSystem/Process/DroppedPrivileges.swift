@@ -77,4 +77,16 @@ public struct UnprivilegedUser: Equatable, Sendable, CustomStringConvertible {
         if setuid(0) == 0 { throw SystemError("setuid(0) succeeded after dropping to \(name)", errno: EPERM) }
         guard clinux_get_no_new_privs() == 1 else { throw SystemError("prctl(PR_GET_NO_NEW_PRIVS)", errno: EPERM) }
     }
+
+    /// For a child that must not outlive its parent's wait: SIGKILL when the parent ends (set after
+    /// `become`, which clears it), and at most `cpuSeconds` of CPU time. Throws when the parent has
+    /// already ended (this process was handed to init or a subreaper: `parent` is no longer its
+    /// parent).
+    /// The corresponding C functions are `prctl(PR_SET_PDEATHSIG)`, `setrlimit(RLIMIT_CPU)` and `getppid`.
+    public static func boundLifetime(parent: Int32, cpuSeconds: Int) throws {
+        try valueOrErrno("prctl(PR_SET_PDEATHSIG)") { clinux_set_parent_death_signal(SIGKILL) }
+        var limit = rlimit(rlim_cur: rlim_t(cpuSeconds), rlim_max: rlim_t(cpuSeconds))
+        try valueOrErrno("setrlimit(RLIMIT_CPU)") { setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &limit) }
+        guard getppid() == parent else { throw SystemError("getppid: the parent \(parent) has ended", errno: ESRCH) }
+    }
 }
