@@ -18,6 +18,7 @@ worst verdict); exits 1 if any failed. Standard library only.
 import array
 import os
 import sys
+import power_cut_check
 
 RATE = 48000
 THRESHOLD = 1000  # of 32767: the tone plays at 0.6 of full scale; silence is exact zeros
@@ -422,6 +423,12 @@ def judge(out, name, tick, guest):
                 verdict = "fail"
         except (KeyError, ValueError, IndexError) as e:
             reasons.append("recording: cannot be checked (%r)" % e)
+            verdict = "fail"
+    if name == "power-cut":
+        # (No recording: the state files after each boot, judged by power_cut_check.py.)
+        failures, figures, _ = power_cut_check.check(d)
+        if failures:
+            reasons = (reasons if verdict == "fail" else []) + failures
             verdict = "fail"
     detail = (": " + ", ".join(figures)) if figures else ""
     took = "%s%.1f s" % (guest + ", " if guest else "", seconds)

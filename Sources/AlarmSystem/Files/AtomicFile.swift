@@ -158,6 +158,8 @@ public enum AtomicFile {
     /// `permissions` less the umask, or exactly `permissions` when `ignoringUmask` is set. An
     /// existing file is appended to only when it is a regular file (a symbolic link, a FIFO, a
     /// device or a directory throws `FileRefusal`) of at most `limit` bytes when one is given.
+    /// When the file was empty (or did not exist) its directory is fsynced too, so that the name
+    /// of a file this call created survives a power cut with its first line.
     ///
     /// The corresponding C functions are `open`, `fchmod`, `fstat`, `write`, `fsync` and `close`.
     public static func append(
@@ -172,6 +174,10 @@ public enum AtomicFile {
         }
         try writeAll(fd, bytes, path: path)
         try valueOrErrno("fsync \(path)") { fsync(fd) }
+        // A file this call may have created: fsync of the file alone does not make its name
+        // durable (POSIX; ext4 happens to commit it in the same journal transaction, other file
+        // systems need not), so after a power cut the first entry could be gone with the name.
+        if info.st_size == 0 { try syncDirectory(directory(of: path)) }
     }
 
     /// Makes renames and creations in `dir` durable.
