@@ -37,9 +37,9 @@ def markdown(r, argv):
     w("# Benchmarks" + (" (quick mode: few samples)" if quick else ""))
     w("")
     w("Produced by `%s` on %s (%.0f s); nothing here is typed by hand. Every figure below comes from "
-      "that one run on one machine, alarm and its competitors side by side, except the last two sections, "
-      "which `bench/run` keeps when it rewrites this file: arm64 (from the system test's arm64 guest) and "
-      "alarm-web (`python3 bench/web.py`); each names its own run." % (cmd, r["started"], r["seconds"]))
+      "that one run on one machine, alarm and its competitors side by side, except the last sections, "
+      "which `bench/run` keeps when it rewrites this file: arm64 (from the system test's arm64 guest), "
+      "alarm-web (`python3 bench/web.py`) and the soak (`python3 bench/soak.py`); each names its own run." % (cmd, r["started"], r["seconds"]))
     w("")
     w("| machine | |")
     w("|---|---|")
