@@ -89,7 +89,7 @@ public struct AlarmWebCommand: AsyncParsableCommand {
         let held = opened.sockets.map { $0.host.contains(":") ? "[\($0.host)]:\($0.port)" : "\($0.host):\($0.port)" }
         do {
             try await WebServer.run(
-                api: api, sockets: opened.sockets, serves: { address.serves(localAddress: $0) }, limits: limits,
+                api: api, sockets: opened.sockets, serves: { [scope = opened.scope] in scope.serves(localAddress: $0) }, limits: limits,
                 memoryLimit: config.webMemoryLimit, refusals: refusals, pool: pool
             ) {
                 WebLog.info(

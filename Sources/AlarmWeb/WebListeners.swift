@@ -13,14 +13,18 @@ enum WebListeners {
         var sockets: [ListeningSocket]
         /// What the log says about them (a family the machine lacks, the sockets from systemd).
         var notes: [String]
+        /// `web_listen` with its host as an IP address (a name resolved), for
+        /// `ListenAddress.serves(localAddress:)`.
+        var scope: ListenAddress = .default
     }
 
     /// The sockets systemd passed, when it passed any (each must be a listening TCP socket),
     /// else sockets bound for `address`.
     static func open(_ address: ListenAddress) throws -> Opened {
         let passed = SocketActivation.takeDescriptors()
-        guard passed.isEmpty else { return try adopt(passed, for: address) }
-        return try bind(address)
+        var opened = passed.isEmpty ? try bind(address) : try adopt(passed, for: address)
+        opened.scope = ListenAddress(host: try numericHost(address), port: address.port)
+        return opened
     }
 
     static func adopt(_ fds: [Int32], for address: ListenAddress) throws -> Opened {
