@@ -19,7 +19,9 @@ public struct ListeningSocket: Sendable, Equatable {
     /// on (a restart binds again at once beside connections still in TIME_WAIT; Linux still
     /// refuses anyone a second bind beside a listening socket). The descriptor is close-on-exec.
     /// The corresponding C functions are `socket`, `setsockopt`, `bind` and `listen`.
-    public static func bind(host: String, port: Int, bothFamilies: Bool = false, backlog: Int32) throws(SystemError)
+    public static func bind(
+        host: String, port: Int, bothFamilies: Bool = false, backlog: Int32
+    ) throws(SystemError)
         -> ListeningSocket
     {
         var v4 = in_addr()
@@ -33,11 +35,16 @@ public struct ListeningSocket: Sendable, Equatable {
             throw SystemError("inet_pton(\(host))", errno: EINVAL)
         }
         let fd: Int32
-        do { fd = try valueOrErrno("socket") { socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) } }
-        catch { throw error as! SystemError }
+        do {
+            fd = try valueOrErrno("socket") {
+                socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            }
+        } catch { throw error as! SystemError }
         do {
             try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR")
-            if family == AF_INET6 { try setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, bothFamilies ? 0 : 1, "IPV6_V6ONLY") }
+            if family == AF_INET6 {
+                try setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, bothFamilies ? 0 : 1, "IPV6_V6ONLY")
+            }
             let bound: Int32
             if family == AF_INET {
                 var a = sockaddr_in()
@@ -60,7 +67,9 @@ public struct ListeningSocket: Sendable, Equatable {
                     }
                 }
             }
-            if bound != 0 { throw SystemError("bind(\(family == AF_INET6 ? "[\(host)]" : host):\(port))", errno: errno) }
+            if bound != 0 {
+                throw SystemError("bind(\(family == AF_INET6 ? "[\(host)]" : host):\(port))", errno: errno)
+            }
             try listen(fd, backlog: backlog)
             guard let local = localAddress(fd) else { throw SystemError("getsockname", errno: errno) }
             return ListeningSocket(fd: fd, host: local.host, port: local.port)
@@ -126,7 +135,9 @@ public struct ListeningSocket: Sendable, Equatable {
         return getsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &value, &size) == 0 && value == 1
     }
 
-    private static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32, _ label: String)
+    private static func setOption(
+        _ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32, _ label: String
+    )
         throws(SystemError)
     {
         var v = value

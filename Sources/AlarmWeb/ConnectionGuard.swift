@@ -516,7 +516,8 @@ struct GuardedHTTP1Channel: ServerChildChannel {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let address = channel.remoteAddress?.ipAddress.map(HostPolicy.normalized) ?? "unknown"
         if let local = channel.localAddress?.ipAddress, !serves(local) {
-            refusals.refused(address, "came to \(HostPolicy.normalized(local)), an address web_listen does not serve: closed unread")
+            refusals.refused(
+                address, "came to \(HostPolicy.normalized(local)), an address web_listen does not serve: closed unread")
             channel.close(promise: nil)
             return channel.eventLoop.makeFailedFuture(Refused())
         }

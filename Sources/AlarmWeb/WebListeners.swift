@@ -32,13 +32,15 @@ enum WebListeners {
         for fd in fds {
             guard let socket = ListeningSocket.adopt(fd) else {
                 throw WebSetupError(
-                    "descriptor \(fd) from systemd is not a listening TCP socket (alarm-web.socket must say ListenStream=)")
+                    "descriptor \(fd) from systemd is not a listening TCP socket (alarm-web.socket must say ListenStream=)"
+                )
             }
             sockets.append(socket)
         }
         let described = sockets.map { s in
             s.host.contains(":")
-                ? "[\(s.host)]:\(s.port)\(ListeningSocket.isIPv6Only(s.fd) ? "" : " (IPv4 too)")" : "\(s.host):\(s.port)"
+                ? "[\(s.host)]:\(s.port)\(ListeningSocket.isIPv6Only(s.fd) ? "" : " (IPv4 too)")"
+                : "\(s.host):\(s.port)"
         }
         var notes = ["serving on the sockets systemd passed: \(described.joined(separator: ", "))"]
         if address.port != 0, sockets.contains(where: { $0.port != address.port }) {
@@ -111,7 +113,8 @@ enum WebListeners {
     private static func numericHost(_ address: ListenAddress) throws -> String {
         if address.host == "localhost" { return "127.0.0.1" }
         if address.isWildcard || address.host.contains(":")
-            || address.host.allSatisfy({ $0.isNumber || $0 == "." }) {
+            || address.host.allSatisfy({ $0.isNumber || $0 == "." })
+        {
             return address.host
         }
         guard let ip = try SocketAddress.makeAddressResolvingHost(address.host, port: address.port).ipAddress else {

@@ -190,7 +190,8 @@ public enum WebServer {
             let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(AvailableConnectionsChannelHandler(delegate: total))
+                        try channel.pipeline.syncOperations.addHandler(
+                            AvailableConnectionsChannelHandler(delegate: total))
                     }
                 }
                 .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)

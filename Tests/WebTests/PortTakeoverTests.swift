@@ -14,7 +14,8 @@ import Testing
         #expect(h.webLog.contains("[::1]:\(h.port)"), "\(h.webLog)")
         for (host, v6only) in [("::1", true), ("127.0.0.1", false), ("::", true), ("::", false), ("0.0.0.0", false)] {
             let attempt = try Intruder.bind(h, host: host, port: h.port, v6only: v6only)
-            #expect(!attempt.bound, "nobody bound \(host):\(h.port) (V6ONLY \(v6only)) beside alarm-web: \(attempt.said)")
+            #expect(
+                !attempt.bound, "nobody bound \(host):\(h.port) (V6ONLY \(v6only)) beside alarm-web: \(attempt.said)")
         }
         for url in ["http://[::1]:\(h.port)/api/alarms", "http://localhost:\(h.port)/api/alarms"] {
             #expect(try Owner.status(h, url) == 200, "\(url)")
@@ -34,7 +35,8 @@ import Testing
         #expect(h.webLog.contains("[::]:\(h.port)"), "\(h.webLog)")
         for (host, v6only) in [("::", true), ("::1", true), ("127.0.0.1", false), ("0.0.0.0", false)] {
             let attempt = try Intruder.bind(h, host: host, port: h.port, v6only: v6only)
-            #expect(!attempt.bound, "nobody bound \(host):\(h.port) (V6ONLY \(v6only)) beside alarm-web: \(attempt.said)")
+            #expect(
+                !attempt.bound, "nobody bound \(host):\(h.port) (V6ONLY \(v6only)) beside alarm-web: \(attempt.said)")
         }
         for url in ["http://[::1]:\(h.port)/api/alarms", "http://127.0.0.1:\(h.port)/api/alarms"] {
             #expect(try Owner.status(h, url) == 200, "\(url)")
@@ -50,8 +52,10 @@ import Testing
         defer { h.shutdown() }
         #expect(h.webLog.contains("serving on the sockets systemd passed: [::]:\(h.port) (IPv4 too)"), "\(h.webLog)")
         func requestsWork() throws {
-            for url in ["http://127.0.0.1:\(h.port)/api/alarms", "http://[::1]:\(h.port)/api/alarms",
-                "http://localhost:\(h.port)/api/alarms"] {
+            for url in [
+                "http://127.0.0.1:\(h.port)/api/alarms", "http://[::1]:\(h.port)/api/alarms",
+                "http://localhost:\(h.port)/api/alarms",
+            ] {
                 #expect(try Owner.status(h, url) == 200, "\(url): \(h.webLog)")
             }
         }
@@ -101,8 +105,11 @@ enum Intruder {
     static func bind(_ h: WebHarness, host: String, port: Int, v6only: Bool) throws -> (bound: Bool, said: String) {
         let r = try h.run(
             "/usr/bin/setpriv",
-            ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", "/usr/bin/perl", "-e", script, host, String(port),
-             v6only ? "1" : "0"])
+            [
+                "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", "/usr/bin/perl", "-e", script, host,
+                String(port),
+                v6only ? "1" : "0",
+            ])
         return (r.status == 0 && r.stdout.contains("bound"), r.stdout + r.stderr)
     }
 }
@@ -112,8 +119,10 @@ enum Owner {
     static func status(_ h: WebHarness, _ url: String) throws -> Int {
         let r = try h.run(
             "/usr/bin/curl",
-            ["-sS", "-g", "--max-time", "20", "-o", "/dev/null", "-w", "%{http_code}", "-H",
-             "Authorization: Bearer \(h.token)", url])
+            [
+                "-sS", "-g", "--max-time", "20", "-o", "/dev/null", "-w", "%{http_code}", "-H",
+                "Authorization: Bearer \(h.token)", url,
+            ])
         return Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 }

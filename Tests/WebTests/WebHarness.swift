@@ -36,14 +36,18 @@ final class WebHarness: AlarmdHarness, @unchecked Sendable {
         web = try Spawned(
             "/bin/sh",
             activated
-                ? ["-c", "exec /usr/bin/perl -e \"$2\" \"$0\" >> \"$1\" 2>&1", Self.webBinary, webLogPath, SocketActivator.script]
+                ? [
+                    "-c", "exec /usr/bin/perl -e \"$2\" \"$0\" >> \"$1\" 2>&1", Self.webBinary, webLogPath,
+                    SocketActivator.script,
+                ]
                 : ["-c", "exec \"$0\" >> \"$1\" 2>&1", Self.webBinary, webLogPath],
             environment: environment)
         let found = try waitUntil(timeout: 30, poll: 0.05) {
             if let w = web, !w.isRunning { throw RawHTTP.Failed(description: "alarm-web exited: \(webLog)") }
             guard
                 let range = webLog.range(
-                    of: #"listening on http://(127\.0\.0\.1|0\.0\.0\.0|\[[0-9a-f:]*\]):(\d+)/"#, options: .regularExpression)
+                    of: #"listening on http://(127\.0\.0\.1|0\.0\.0\.0|\[[0-9a-f:]*\]):(\d+)/"#,
+                    options: .regularExpression)
             else { return false }
             port = Int(webLog[range].split(separator: ":").last!.dropLast()) ?? 0
             return true
