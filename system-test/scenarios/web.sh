@@ -33,6 +33,7 @@ steal_port() {
             print "refused: $!\n"; exit 1;' "$host" "$v6only" 2>&1)
         echo "$1 $host v6only=$v6only: $out" >> "$D/steal.out"
         [ "$out" != bound ] || fail "$1: the user outsider bound $host:8475 (IPV6_V6ONLY $v6only)"
+        [ "$out" = "refused: Address already in use" ] || fail "$1: the probe for $host:8475 did not run as meant: $out"
     done
 }
 sc_web() {
