@@ -84,7 +84,8 @@ struct SoundsCutTests {
         #expect(lstat(e.sounds + "/strict.flac", &st) == 0)
         #expect(UInt32(st.st_mode) & 0o7777 == 0o644, "mode \(String(UInt32(st.st_mode) & 0o7777, radix: 8))")
         // Replaced with --force under the same umask: still 0644.
-        let again = try e.cut(e.song, "--from", "1:20", "--length", "2s", "--name", "strict", "--force", prefix: "umask 077;")
+        let again = try e.cut(
+            e.song, "--from", "1:20", "--length", "2s", "--name", "strict", "--force", prefix: "umask 077;")
         #expect(again.status == 0, "\(again.stderr)")
         #expect(lstat(e.sounds + "/strict.flac", &st) == 0 && UInt32(st.st_mode) & 0o7777 == 0o644)
     }
