@@ -17,8 +17,7 @@ struct SoundOptions: ParsableArguments {
         }
     }
 
-    /// The library, decoding in a child that is not root when run as root (`RootDecoding`).
     var library: SoundLibrary {
-        get throws { try configuration().soundLibrary.decodingSafely }
+        get throws { try configuration().soundLibrary }
     }
 }
