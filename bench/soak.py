@@ -7,7 +7,9 @@ attached, through many ring / snooze / re-ring / stop cycles, sampled as it goes
   python3 bench/soak.py --report .build/bench/soak.jsonl [--out BENCHMARKS.md]
 
 Each cycle is real: `alarm add --at T --id soak --snooze 1s` schedules a once alarm at the next
-whole second at least one second away; alarmd's timer fires it (device null: playback costs
+whole second at least one second away (`--lead` and `--snooze` change both figures: `--lead 0.25
+--snooze 0.3` makes a cycle about one second, so 10,000 of them fit in under three hours;
+alarm instants are whole seconds, so a cycle cannot be shorter than one); alarmd's timer fires it (device null: playback costs
 nothing); once status.json says it rings, it is snoozed (a short press of the button, or
 `snooze 1s` on the FIFO), rings again one second later when its snooze timer fires, and is
 stopped (the button held, or `stop`). Then alarm-web is asked GET /api/status with the token, on a
@@ -231,7 +233,7 @@ class Soak:
         if self.uinput:
             self.press(0.1)
         else:
-            self.d.send("snooze 1s")
+            self.d.send("snooze %gs" % self.args.snooze)
 
     def stop(self):
         if self.uinput:
@@ -252,18 +254,18 @@ class Soak:
     def cycle(self, k):
         """One ring / snooze / re-ring / stop; returns None, or the phase that timed out."""
         d = self.d
-        at = math.ceil(time.time() + 1.0)
-        d.cli("add", "--at", rfc3339(at), "--id", "soak", "--snooze", "1s", "--label", "soak %d" % k)
+        at = math.ceil(time.time() + self.args.lead)
+        d.cli("add", "--at", rfc3339(at), "--id", "soak", "--snooze", "%gs" % self.args.snooze, "--label", "soak %d" % k)
         ringing = lambda s: s.get("state") == "ringing" and s.get("alarm") == "soak"
         if d.wait_status(ringing, timeout=at - time.time() + 15)[0] is None:
             return "ring"
-        time.sleep(0.2)  # let it sound: a snooze before the first frame leaves no `started`
+        time.sleep(self.args.sound_for)  # let it sound: a snooze before the first frame leaves no `started`
         self.snooze()
         if d.wait_status(lambda s: s.get("state") == "snoozed", timeout=15)[0] is None:
             return "snooze"
         if d.wait_status(ringing, timeout=15)[0] is None:
             return "re-ring"
-        time.sleep(0.2)
+        time.sleep(self.args.sound_for)
         self.stop()
         if d.wait_status(lambda s: s.get("state") == "idle", timeout=15)[0] is None:
             return "stop"
@@ -311,7 +313,8 @@ class Soak:
                         "sample_every": self.args.sample_every, "commit": commit,
                         "button": "uinput" if self.uinput else "fifo (no /dev/uinput: alarm-button attached, waiting)",
                         "nproc": os.cpu_count(), "load": open("/proc/loadavg").read().split()[0],
-                        "kernel": os.uname().release, "runtime_dir_fs": "tmpfs" if self.shm else "the disk", "command": "python3 bench/soak.py " + " ".join(sys.argv[1:])})
+                        "kernel": os.uname().release, "runtime_dir_fs": "tmpfs" if self.shm else "the disk", "command": "python3 bench/soak.py " + " ".join(sys.argv[1:]),
+                        "lead": self.args.lead, "snooze": self.args.snooze, "sound_for": self.args.sound_for})
             procstats.settle(self.d.pid, timeout=10)
             self.sample(0, None)
             t_last, k_last = time.monotonic(), 0
@@ -398,11 +401,11 @@ def report(path, out):
       "`python3 bench/soak.py --report %s`; nothing here is typed by hand. One alarmd (release build, "
       "device `null`) with alarm-hooks (one hook, a shell script), alarm-web (GET /api/status with the token "
       "after each cycle, a new connection each time) and alarm-button attached; button: %s. A cycle: "
-      "`alarm add --at` a once alarm at the next whole second at least 1 s away, it rings (alarmd's timer), "
-      "snooze 1 s, it rings again, stop." % (
+      "`alarm add --at` a once alarm at the next whole second at least %g s away, it rings (alarmd's timer), "
+      "snooze %g s, it rings again, stop (each ring sounds %g s before the press)." % (
           meta.get("command", "python3 bench/soak.py"), meta.get("commit", "?"), meta.get("started", "?"),
           meta.get("load", "?"), meta.get("nproc", "?"), os.path.relpath(path, ROOT) if path.startswith(ROOT) else path,
-          meta.get("button", "?")))
+          meta.get("button", "?"), meta.get("lead", 1.0), meta.get("snooze", 1.0), meta.get("sound_for", 0.2)))
     w("")
     w("%s cycles of %s asked for (%s), %d missed, %d samples; %.2f s a cycle on average (fastest sample window "
       "%.2f s, slowest %.2f s): 10,000 cycles take about %.1f hours at this pace; %s hook runs." % (
@@ -507,6 +510,11 @@ def main():
     ap.add_argument("--sample-every", type=int, default=50)
     ap.add_argument("--bin", default=os.path.join(ROOT, ".build", "release"))
     ap.add_argument("--samples", default=os.path.join(ROOT, ".build", "bench", "soak.jsonl"))
+    ap.add_argument("--lead", type=float, default=1.0,
+                    help="the alarm is due at the next whole second at least this far away (default 1)")
+    ap.add_argument("--snooze", type=float, default=1.0, help="the snooze length, seconds (default 1)")
+    ap.add_argument("--sound-for", type=float, default=0.2,
+                    help="how long each ring sounds before it is snoozed or stopped (default 0.2)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, state)")
     ap.add_argument("--report", metavar="SAMPLES", help="write the section from SAMPLES instead of running")
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
