@@ -135,6 +135,34 @@ struct PreAlarmEndToEndTests {
             })
     }
 
+    @Test(
+        "alarmd started inside the lead writes the pre-alarm at once, late; a crash and a restart after it write it never again, and the next lead once, on time"
+    )
+    func lateAndRestart() throws {
+        let h = try DaemonHarness(config: "ring = 5s\n")
+        defer { h.shutdown() }
+        // Added while alarmd is down: the 25 s lead has begun when it starts.
+        #expect(try h.cli("add", "--in", "20s", "--id", "late", "--pre-alarm", "25s,10s").status == 0)
+        try h.start()
+        #expect(h.wait(20) { !preAlarms(h.events(), "late").isEmpty }, "no pre-alarm at the start: \(h.log)")
+        let first = try #require(preAlarms(h.events(), "late").first)
+        #expect((first["lead"] as? NSNumber)?.doubleValue == 25)
+        #expect(first["late"] as? Bool == true, "written after its time: late")
+        // A crash (nothing saved at exit) and a restart, still inside the 25 s lead: the
+        // pre-alarm written before the crash is not written again.
+        h.crash()
+        try h.start()
+        // The 10 s lead falls due about 10 s before the ring: written once, not late.
+        #expect(
+            h.wait(40) { preAlarms(h.events(), "late").contains { ($0["lead"] as? NSNumber)?.doubleValue == 10 } },
+            "no 10 s pre-alarm: \(h.log)")
+        #expect(h.wait(40) { h.events().contains { $0["event"] as? String == "ringing" } }, "\(h.log)")
+        let written = preAlarms(h.events(), "late")
+        #expect(written.count == 2, "each lead exactly once: \(written)")
+        #expect(written.last?["late"] as? Bool == false)
+        #expect(written.allSatisfy { $0["scheduled"] as? String == first["scheduled"] as? String })
+    }
+
     func nextID(_ status: [String: Any]) -> String? { (status["next"] as? [String: Any])?["id"] as? String }
     func nextAt(_ status: [String: Any]) -> String? { (status["next"] as? [String: Any])?["at"] as? String }
 }
