@@ -17,6 +17,7 @@ struct Add: ParsableCommand {
             alarm add --in 20m --label tea
             alarm add --at 2026-12-24T07:00:00+01:00
             alarm add 'weekdays 06:30' --skip-holidays --until 2027-06-30
+            alarm add 'Mon..Fri 06:30' --id work --pre-alarm 30m,10m
 
             Every other Monday, every third day, and every 90 minutes from now:
             alarm add 'Mon 06:30' --every 2w --from 2026-11-23
@@ -88,6 +89,12 @@ struct Add: ParsableCommand {
             valueName: "snooze|silence"))
     var whenIgnored: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Write a pre-alarm event this long before each ring that will happen, once per lead (a sunrise light): 30m, or 30m,10m; each at most 24h (default from the config's pre_alarm: none).",
+            valueName: "duration[,duration...]"))
+    var preAlarm: String?
+
     @OptionGroup var schedule: ScheduleOptions
 
     func validate() throws {
@@ -104,6 +111,7 @@ struct Add: ParsableCommand {
         if let whenIgnored {
             do { _ = try WhenIgnored.parse(whenIgnored) } catch { throw ValidationError("--\(error)") }
         }
+        if let preAlarm { do { _ = try PreAlarmLeads.parse(preAlarm) } catch { throw ValidationError("--\(error)") } }
         if let id { do { try Alarm.validate(id: id) } catch { throw ValidationError("\(error)") } }
     }
 
@@ -120,7 +128,8 @@ struct Add: ParsableCommand {
             fadeIn: try fadeInSeconds(), every: rules.every, from: rules.from, until: rules.until,
             skipHolidays: schedule.skipHolidays, volumeFrom: volumeFrom,
             maxSnoozes: try maxSnoozes.map { text in try SnoozeLimit.parse(text) },
-            whenIgnored: try whenIgnored.map { text in try WhenIgnored.parse(text) })
+            whenIgnored: try whenIgnored.map { text in try WhenIgnored.parse(text) },
+            preAlarm: try preAlarm.map { text in try PreAlarmLeads.parse(text) })
         if let problem = Alarm.whyRulesDoNotFit(trigger: alarm.trigger, every: alarm.every) { throw UserError(problem) }
         if let sound {
             guard SoundSelection(sound).names?.isEmpty != true else {

@@ -58,7 +58,8 @@ struct List: ParsableCommand {
 }
 
 extension Alarm {
-    /// Issue #13's options, where set: "volume 20-80 %, max 3 snoozes, when ignored: silence".
+    /// Issue #13's options, where set: "volume 20-80 %, max 3 snoozes, when ignored: silence",
+    /// and issue #43's pre-alarm leads: "pre-alarm 30m,10m".
     var ringingText: String {
         var parts: [String] = []
         if let from = volumeFrom { parts.append("volume \(from)-\(volume.map(String.init) ?? "default") %") }
@@ -68,6 +69,7 @@ extension Alarm {
         case nil: break
         }
         if let w = whenIgnored { parts.append("when ignored: \(w.rawValue)") }
+        if let p = preAlarm { parts.append("pre-alarm \(p)") }
         return parts.joined(separator: ", ")
     }
 }

@@ -16,10 +16,11 @@ struct Watch: ParsableCommand {
         abstract: "Follow what alarmd does, one line per event, until interrupted.",
         discussion: """
             Events: ringing, snoozed, stopped, silenced, ignored, missed, failed, skipped, paused, \
-            preflight-warning, zone-changed, clock-changed, alarms-changed (and any alarmd adds later). \
+            preflight-warning, zone-changed, clock-changed, alarms-changed, pre-alarm (and any alarmd adds \
+            later). \
             --json prints each as alarmd wrote it: one JSON object per line with seq, event, at, alarm, \
             label, scheduled, sound (null where they do not apply), and late, reason, until, zone, from, \
-            count where they say something. Members of the group alarm may watch.
+            count, lead (a pre-alarm's lead in seconds) where they say something. Members of the group alarm may watch.
             """)
 
     @OptionGroup var options: SettingsOptions

@@ -61,7 +61,7 @@ extension Daemon {
         EngineSettings(
             snooze: c.snooze, ring: c.ring, volume: c.volume, fadeIn: c.fadeIn, grace: c.grace,
             volumeFrom: c.volumeFrom,
-            maxSnoozes: c.maxSnoozes.count, whenIgnored: c.whenIgnored)
+            maxSnoozes: c.maxSnoozes.count, whenIgnored: c.whenIgnored, preAlarm: c.preAlarm)
     }
 
     func reload(reason: String?) {

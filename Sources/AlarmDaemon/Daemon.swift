@@ -236,6 +236,7 @@ public final class Daemon {
         case .stop: handle(.stop)
         case .ring(let sound): handle(.ringNow(sound: sound))
         case .reload: reloadAll(reason: "reload command")
+        case .skip: skipNext()
         case .invalid: break
         }
     }
@@ -289,6 +290,7 @@ public final class Daemon {
                     if state.journal != nil { journaled = state }
                 case .clearSkipNext, .removeAlarm, .clearPause: _ = try store.apply(action)
                 case .recordHistory(let entry): try history.append(entry)
+                case .preAlarm: break  // written to events.jsonl with the other events (EventTracker)
                 case .publishStatus(let status): try publish(status)
                 case .log(let level, let message): logger.log(level: Self.level(level), "\(message)")
                 }
@@ -384,6 +386,7 @@ extension EngineAction {
         case .removeAlarm: return "removing a rung or ended alarm"
         case .clearPause: return "clearing an ended pause"
         case .recordHistory: return "writing history"
+        case .preAlarm: return "writing a pre-alarm"
         case .publishStatus: return "writing status.json"
         case .log: return "logging"
         }

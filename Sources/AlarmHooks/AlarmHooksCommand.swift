@@ -18,7 +18,8 @@ public struct AlarmHooksCommand: ParsableCommand {
         discussion: """
             Each executable of the hooks directory runs once per event, with the event as one JSON object \
             on stdin (as `alarm watch --json` prints it) and ALARM_EVENT, ALARM_ID, ALARM_LABEL, \
-            ALARM_SCHEDULED, ALARM_AT, ALARM_SOUND, ALARM_SEQ and ALARM_RUNTIME_DIR in its environment. \
+            ALARM_SCHEDULED, ALARM_AT, ALARM_SOUND, ALARM_SEQ, ALARM_LEAD (a pre-alarm's lead in seconds) \
+            and ALARM_RUNTIME_DIR in its environment. \
             A run that takes longer than hook_timeout is killed; failures are logged. \
             It runs as its own service (alarm-hooks.service), never inside alarmd.
             """,

@@ -40,7 +40,8 @@ public struct HookDirectory {
     /// like), with the event's variables.
     ///
     /// `ALARM_EVENT` (the event's name), `ALARM_ID` (the alarm's id), `ALARM_LABEL`,
-    /// `ALARM_SCHEDULED` (RFC 3339), and also `ALARM_AT`, `ALARM_SOUND`, `ALARM_SEQ`; a value that
+    /// `ALARM_SCHEDULED` (RFC 3339), and also `ALARM_AT`, `ALARM_SOUND`, `ALARM_SEQ`, `ALARM_LEAD`
+    /// (a `pre-alarm`'s lead in seconds, issue #43: `1800` for 30m); a value that
     /// does not apply is the empty string. `ALARM_RUNTIME_DIR` names alarmd's runtime directory
     /// (status.json, the FIFO), `PATH` is set when the runner has none.
     public static func environment(
@@ -60,7 +61,13 @@ public struct HookDirectory {
         env["ALARM_AT"] = time(event.at)
         env["ALARM_SOUND"] = event.sound ?? ""
         env["ALARM_SEQ"] = seq.map(String.init) ?? ""
+        env["ALARM_LEAD"] = event.lead.map { Self.seconds($0) } ?? ""
         env["ALARM_RUNTIME_DIR"] = runtimeDir
         return env
+    }
+
+    /// Seconds as a shell script compares them: `1800`, or `1.5` when not whole.
+    static func seconds(_ s: TimeInterval) -> String {
+        s == s.rounded() && abs(s) < 1e15 ? String(Int(s)) : String(s)
     }
 }

@@ -56,7 +56,8 @@ import Testing
             volumeFrom: maybe(Int.random(in: 0...100, using: &rng)),
             maxSnoozes: [nil, SnoozeLimit.unlimited, .limited(Int.random(in: 0...20, using: &rng))].randomElement(
                 using: &rng)!,
-            whenIgnored: [nil, WhenIgnored.snooze, .silence].randomElement(using: &rng)!)
+            whenIgnored: [nil, WhenIgnored.snooze, .silence].randomElement(using: &rng)!,
+            preAlarm: [nil, try? PreAlarmLeads([1800, 600]), try? PreAlarmLeads([45])].randomElement(using: &rng)!)
     }
 
     /// Issue #12's rules, of the kind that fits the trigger.
@@ -109,6 +110,7 @@ import Testing
                 case volumeFrom = "volume_from"
                 case maxSnoozes = "max_snoozes"
                 case whenIgnored = "when_ignored"
+                case preAlarm = "pre_alarm"
             }
             func encode(to encoder: Encoder) throws {
                 try alarm.encode(to: encoder)
@@ -118,6 +120,7 @@ import Testing
                 if alarm.volumeFrom == nil { try c.encodeNil(forKey: .volumeFrom) }
                 if alarm.maxSnoozes == nil { try c.encodeNil(forKey: .maxSnoozes) }
                 if alarm.whenIgnored == nil { try c.encodeNil(forKey: .whenIgnored) }
+                if alarm.preAlarm == nil { try c.encodeNil(forKey: .preAlarm) }
             }
         }
         let zones = try ["UTC", "Europe/Berlin", "America/St_Johns", "Asia/Kolkata"].map { try Zones.zone(named: $0) }
@@ -319,6 +322,7 @@ import Testing
             ("paused_until", str(a.pausedUntilBound?.description)),
             ("volume_from", a.volumeFrom.map { .number("\($0)") } ?? .null),
             ("when_ignored", str(a.whenIgnored?.rawValue)),
+            ("pre_alarm", str(a.preAlarm?.description)),
         ]
         switch a.maxSnoozes {
         case .limited(let n)?: out.append(("max_snoozes", .number("\(n)")))

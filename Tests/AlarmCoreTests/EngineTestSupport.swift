@@ -44,6 +44,9 @@ struct Rig {
     var persisted: EngineState?
     var status: EngineStatus?
     var logs: [(LogLevel, String)] = []
+    /// Every `preAlarm` (issue #43), in order, with when it was asked for.
+    var preAlarms: [PreAlarmNotice] = []
+    var preAlarmTimes: [Date] = []
     var last: [EngineAction] = []
     /// The latest `now` the engine has been told (events only: time passing unseen does not count).
     var latestEvent = Date.distantPast
@@ -105,6 +108,9 @@ struct Rig {
             case .removeAlarm(let a): store.removeAll { $0.id == a.id && $0.sameSchedule(as: a) }
             case .recordHistory(let e): history.append(e)
             case .publishStatus(let s): status = s
+            case .preAlarm(let n):
+                preAlarms.append(n)
+                preAlarmTimes.append(now)
             case .log(let l, let m): logs.append((l, m))
             }
         }

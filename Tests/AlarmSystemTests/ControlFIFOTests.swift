@@ -248,7 +248,9 @@ struct ControlFIFOTests {
         // send() starts with a newline, which ends the stranded 'sno': the commands arrive intact.
         let got = try collect(fifo, count: 3)
         #expect(
-            got == [.invalid(reason: "unknown command 'sno' (expected snooze, stop, ring or reload)"), .stop, .reload])
+            got == [
+                .invalid(reason: "unknown command 'sno' (expected snooze, stop, ring, skip or reload)"), .stop, .reload,
+            ])
     }
 
     @Test("50 writer threads and 50 writer processes at once: every line arrives whole")

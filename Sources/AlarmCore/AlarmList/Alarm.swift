@@ -66,13 +66,16 @@ public struct Alarm: Hashable, Sendable {
     public var maxSnoozes: SnoozeLimit?
     /// `--when-ignored`: what a ring nobody answers does; nil: the config's.
     public var whenIgnored: WhenIgnored?
+    /// `--pre-alarm` (issue #43): a `pre-alarm` event this long before each ring that will
+    /// happen, per lead; nil: the config's `pre_alarm` (none by default).
+    public var preAlarm: PreAlarmLeads?
 
     public init(
         id: String, trigger: AlarmTrigger, label: String? = nil, sound: String? = nil, once: Bool = false,
         snooze: TimeInterval? = nil, ring: TimeInterval? = nil, volume: Int? = nil, fadeIn: TimeInterval? = nil,
         skipNext: Bool = false, created: Date? = nil, every: RepeatInterval? = nil, from: ScheduleBound? = nil,
         until: ScheduleBound? = nil, skipHolidays: Bool = false, pause: Pause? = nil, volumeFrom: Int? = nil,
-        maxSnoozes: SnoozeLimit? = nil, whenIgnored: WhenIgnored? = nil
+        maxSnoozes: SnoozeLimit? = nil, whenIgnored: WhenIgnored? = nil, preAlarm: PreAlarmLeads? = nil
     ) {
         self.id = id
         self.trigger = trigger
@@ -93,6 +96,7 @@ public struct Alarm: Hashable, Sendable {
         self.volumeFrom = volumeFrom
         self.maxSnoozes = maxSnoozes
         self.whenIgnored = whenIgnored
+        self.preAlarm = preAlarm
     }
 
     /// `created` as stored: whole milliseconds, so that the value read back from the store
@@ -190,6 +194,7 @@ extension Alarm: Codable {
         case volumeFrom = "volume_from"
         case maxSnoozes = "max_snoozes"
         case whenIgnored = "when_ignored"
+        case preAlarm = "pre_alarm"
     }
 
     public init(from decoder: Decoder) throws {
@@ -248,6 +253,7 @@ extension Alarm: Codable {
             }
         }
         whenIgnored = try text(.whenIgnored, WhenIgnored.parse)
+        preAlarm = try text(.preAlarm, PreAlarmLeads.parse)
         if let problem = Self.whyRulesDoNotFit(trigger: trigger, every: every) {
             throw DecodingError.dataCorruptedError(forKey: .every, in: c, debugDescription: problem)
         }
@@ -305,6 +311,7 @@ extension Alarm: Codable {
         case nil: break
         }
         try c.encodeIfPresent(whenIgnored, forKey: .whenIgnored)
+        try c.encodeIfPresent(preAlarm?.description, forKey: .preAlarm)
     }
 
     /// The pause's end, when it has one.

@@ -135,7 +135,7 @@ private struct TriggerBytes: Hashable {
 private enum Key: Int, CaseIterable {
     case id, at, expression, zone, label, sound, once, snooze, ring, volume, fadeIn, skipNext, created
     case every, from, until, skipHolidays, paused, pausedUntil, mode
-    case volumeFrom, maxSnoozes, whenIgnored
+    case volumeFrom, maxSnoozes, whenIgnored, preAlarm
 
     var name: String {
         switch self {
@@ -146,6 +146,7 @@ private enum Key: Int, CaseIterable {
         case .volumeFrom: return "volume_from"
         case .maxSnoozes: return "max_snoozes"
         case .whenIgnored: return "when_ignored"
+        case .preAlarm: return "pre_alarm"
         default: return "\(self)"
         }
     }
@@ -179,10 +180,11 @@ private enum Key: Int, CaseIterable {
         case (6, UInt8(ascii: "v")): return eq("volume") ? .volume : nil
         case (7, UInt8(ascii: "f")): return eq("fade_in") ? .fadeIn : nil
         case (7, UInt8(ascii: "c")): return eq("created") ? .created : nil
-        case (9, _): return eq("skip_next") ? .skipNext : nil
+        case (9, UInt8(ascii: "s")): return eq("skip_next") ? .skipNext : nil
         case (11, UInt8(ascii: "v")): return eq("volume_from") ? .volumeFrom : nil
         case (11, UInt8(ascii: "m")): return eq("max_snoozes") ? .maxSnoozes : nil
         case (12, UInt8(ascii: "w")): return eq("when_ignored") ? .whenIgnored : nil
+        case (9, UInt8(ascii: "p")): return eq("pre_alarm") ? .preAlarm : nil
         default: return nil
         }
     }
@@ -468,11 +470,12 @@ private struct Reader {
             }
         }
         let whenIgnored = try text(.whenIgnored, WhenIgnored.parse)
+        let preAlarm = try text(.preAlarm, PreAlarmLeads.parse)
         return Alarm(
             id: id, trigger: trigger, label: label, sound: sound, once: once, snooze: snooze, ring: ring,
             volume: volume,
             fadeIn: fadeIn, skipNext: skipNext, created: created, every: every, from: from, until: until,
             skipHolidays: skipHolidays, pause: pausedUntil.map { .until($0) } ?? (paused ? .indefinitely : nil),
-            volumeFrom: volumeFrom, maxSnoozes: maxSnoozes, whenIgnored: whenIgnored)
+            volumeFrom: volumeFrom, maxSnoozes: maxSnoozes, whenIgnored: whenIgnored, preAlarm: preAlarm)
     }
 }

@@ -71,7 +71,7 @@ public enum AlarmListWriter {
     ) {
         out.append("  {\n")
         // Sorted: at, created, every, expression, fade_in, from, id, label, max_snoozes, mode, next,
-        // once, paused, paused_until, ring, skip_holidays, skip_next, snooze, sound, until, volume,
+        // once, paused, paused_until, pre_alarm, ring, skip_holidays, skip_next, snooze, sound, until, volume,
         // volume_from, when_ignored, zone.
         switch a.trigger {
         case .instant(let t):
@@ -119,6 +119,7 @@ public enum AlarmListWriter {
         out.member("once", a.once)
         out.member("paused", a.pause != nil)
         if a.pause != nil { out.member("paused_until", a.pausedUntilBound?.description) }
+        if a.preAlarm != nil || hasNext { out.member("pre_alarm", a.preAlarm?.description) }
         out.member("ring", a.ring)
         if a.skipHolidays { out.member("skip_holidays", true) }
         out.member("skip_next", a.skipNext)

@@ -139,17 +139,20 @@ public struct Engine: Sendable {
             if case .ringing = state.ring { fx.stopAudio() }
             fx.log(.notice, "shutting down in state \(stateName); it resumes at the next start")
         }
+        // Marks brought up to `now` (below) leave `upcoming` unchanged: it looks after `now`.
+        let up = upcoming(now: now, zone: event.zone)
+        let preAlarmWake = preAlarms(up.leads, now: now, zone: event.zone, &fx)
         let persist = mustPersist(event.kind, before: before, fx)
         if persist { bringMarksUp(to: now) }
         var actions = fx.actions(persist: persist ? state : nil)
-        let up = upcoming(now: now, zone: event.zone)
         dueHint = DueHint(at: up.first, token: memo.token(for: event.zone))
         let status = self.status(next: up.next, paused: up.paused, zone: event.zone)
         if status != lastStatus {
             lastStatus = status
             actions.insert(.publishStatus(status), at: actions.endIndex)
         }
-        actions.append(.armTimer(at: nextWakeUp(firstOccurrence: up.first)))
+        let wake = [nextWakeUp(firstOccurrence: up.first), preAlarmWake].compactMap { $0 }.min()
+        actions.append(.armTimer(at: wake))
         return actions
     }
 
@@ -170,7 +173,7 @@ public struct Engine: Sendable {
         default: break
         }
         return fx.hasRecords || state.ring != before.ring || state.rewoundFrom != before.rewoundFrom
-            || state.journal != before.journal
+            || state.journal != before.journal || state.preAlarms != before.preAlarms
     }
 
     /// Every alarm's mark up to `now` (see `dueHint`): what a visit of each alarm would leave.
@@ -191,7 +194,15 @@ public struct Engine: Sendable {
     /// One pass over the alarms: the next ring (pauses, holidays and skip flags applied), the
     /// first occurrence of any alarm (paused, skipped and holiday ones too: each is visited at
     /// its instant, to be recorded or to clear its flag), and the alarms paused now.
-    func upcoming(now: Date, zone: Zone) -> (next: EngineStatus.Next?, first: Date?, paused: [EngineStatus.Paused]) {
+    ///
+    /// `leads`: for each alarm with pre-alarm leads (its own, else the settings'), its next ring
+    /// with all of those applied: the ring its pre-alarms are for.
+    func upcoming(
+        now: Date, zone: Zone
+    ) -> (
+        next: EngineStatus.Next?, first: Date?, paused: [EngineStatus.Paused], leads: [UpcomingPreAlarms]
+    ) {
+        var leads: [UpcomingPreAlarms] = []
         var best: EngineStatus.Next?
         var first: Date?
         var paused: [EngineStatus.Paused] = []
@@ -218,8 +229,9 @@ public struct Engine: Sendable {
                 t = t2
             }
             if best == nil || t < best!.at { best = .init(id: a.id, at: t) }
+            if let l = a.preAlarm ?? settings.preAlarm { leads.append(.init(alarm: a, ring: t, leads: l.seconds)) }
         }
-        return (best, first, paused.sorted { $0.id < $1.id })
+        return (best, first, paused.sorted { $0.id < $1.id }, leads)
     }
 
     /// The ring the next occurrence starts if nothing changes before it (the daemon pre-rolls

@@ -2,13 +2,14 @@ import FoundationEssentials
 
 /// Actions collected during one event, emitted in a fixed order: stop the sound first (stop
 /// latency), persist before anything that could be lost in a crash, then history and store
-/// changes, then start the sound, then logs. Status and the timer are appended by the engine.
+/// changes, then pre-alarms (after the state that marks them written), then start the sound, then logs. Status and the timer are appended by the engine.
 struct Effects {
     private var stop = false
     private var start: RingRequest?
     private var history: [HistoryEntry] = []
     private var store: [EngineAction] = []
     private var logs: [EngineAction] = []
+    private var preAlarms: [PreAlarmNotice] = []
 
     mutating func stopAudio() {
         stop = true
@@ -22,6 +23,7 @@ struct Effects {
     mutating func clearSkipNext(_ a: Alarm) { store.append(.clearSkipNext(a)) }
     mutating func remove(_ a: Alarm) { store.append(.removeAlarm(a)) }
     mutating func clearPause(_ a: Alarm) { store.append(.clearPause(a)) }
+    mutating func preAlarm(_ n: PreAlarmNotice) { preAlarms.append(n) }
     mutating func log(_ level: LogLevel, _ message: String) { logs.append(.log(level, message)) }
     mutating func replay(_ j: Journal) {
         history += j.history
@@ -40,6 +42,7 @@ struct Effects {
         }
         out += history.map { .recordHistory($0) }
         out += store
+        out += preAlarms.map { .preAlarm($0) }
         if let start { out.append(.startRinging(start)) }
         out += logs
         return out

@@ -75,6 +75,9 @@ public enum EngineAction: Equatable, Sendable {
     case clearPause(Alarm)
     /// Append to history.
     case recordHistory(HistoryEntry)
+    /// A pre-alarm is due (issue #43): the daemon writes a `pre-alarm` event. Emitted after the
+    /// state that marks it written is persisted, so a restart never writes it again.
+    case preAlarm(PreAlarmNotice)
     /// Rewrite `status.json`: the status changed.
     case publishStatus(EngineStatus)
     case log(LogLevel, String)

@@ -17,6 +17,8 @@ public struct EngineSettings: Equatable, Sendable, Codable {
     public var maxSnoozes: Int? = nil
     /// What a ring nobody answers does (config `when_ignored`, default `snooze`; see `WhenIgnored`).
     public var whenIgnored: WhenIgnored = .snooze
+    /// The pre-alarm leads of alarms without their own (config `pre_alarm`, issue #43); nil: none.
+    public var preAlarm: PreAlarmLeads? = nil
     /// An occurrence (or a snooze end) passed by at most this much still rings, late; older ones
     /// are recorded as missed (10 min).
     public var grace: TimeInterval
@@ -34,8 +36,9 @@ public struct EngineSettings: Equatable, Sendable, Codable {
         snooze: TimeInterval = 9 * 60, ring: TimeInterval = 10 * 60, volume: Int = 100, fadeIn: TimeInterval = 0,
         grace: TimeInterval = 10 * 60, lateTolerance: TimeInterval = 2, retryDelay: TimeInterval = 5,
         backwardJumpLimit: TimeInterval = 24 * 3600, volumeFrom: Int = 0, maxSnoozes: Int? = nil,
-        whenIgnored: WhenIgnored = .snooze
+        whenIgnored: WhenIgnored = .snooze, preAlarm: PreAlarmLeads? = nil
     ) {
+        self.preAlarm = preAlarm
         self.volumeFrom = volumeFrom
         self.maxSnoozes = maxSnoozes
         self.whenIgnored = whenIgnored

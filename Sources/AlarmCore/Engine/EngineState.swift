@@ -131,6 +131,9 @@ public struct EngineState: Equatable, Sendable, Codable {
     /// it. The daemon saves the state first (so nothing rings twice) and carries these out after;
     /// a crash in between is mended at the next start, which carries them out again.
     public var journal: Journal?
+    /// The pre-alarms written whose ring has not passed yet (issue #43; nil: none), so that none
+    /// is written twice, across events and restarts. Optional: a state saved before reads unchanged.
+    public var preAlarms: [PreAlarmMark]? = nil
 
     public init(
         ring: RingState = .idle, marks: [String: Date] = [:], processedThrough: Date? = nil, rewoundFrom: Date? = nil

@@ -16,6 +16,9 @@ import FoundationEssentials
 ///   `zoneChanged` → `zone-changed` (the zone in force and the one before; the same zone when
 ///   only its rules changed), `alarmsChanged` → `alarms-changed` (how many alarms there are).
 ///
+/// - `preAlarm` → `pre-alarm` (issue #43), with `scheduled` (the ring's instant), `lead` and
+///   `late`.
+///
 /// Pre-flight warnings come from the daemon's pre-flight, not from the engine.
 public struct EventTracker: Sendable {
     /// The ring episode last announced as `ringing`.
@@ -81,6 +84,11 @@ public struct EventTracker: Sendable {
                     timeZone: entry.zone)
                 if entry.outcome == .snoozed, case .snoozed(_, let until) = after { e.until = until }
                 out.append(e)
+            case .preAlarm(let n):
+                out.append(
+                    AlarmEvent(
+                        AlarmEvent.Name.preAlarm, at: now, alarm: n.alarm, label: n.label, scheduled: n.scheduled,
+                        late: n.late, lead: n.lead, timeZone: Zone(identifier: n.zoneIdentifier) ?? zone))
             case .stopAudio:
                 announced = nil
             default:

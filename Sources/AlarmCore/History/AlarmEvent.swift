@@ -7,7 +7,8 @@ import FoundationEssentials
 /// happened), and `alarm`, `label`, `scheduled`, `sound` where they apply (null where not). More
 /// keys only where they say something: `late` (a ring after its instant), `reason` (why it was
 /// missed, silenced or failed; the pre-flight's problem), `until` (the end of a snooze), `zone`
-/// and `from` (a zone change), `count` (the number of alarms after a change). Instants are RFC 3339
+/// and `from` (a zone change), `count` (the number of alarms after a change), `lead` (a
+/// `pre-alarm`'s lead in seconds: how long before `scheduled`, issue #43). Instants are RFC 3339
 /// with milliseconds, in the alarm's zone (its history's zone), else the system zone.
 ///
 /// The names are open: an outcome added to `RingOutcome` later (`skipped`, `paused`, `ignored`)
@@ -30,10 +31,12 @@ public struct AlarmEvent: Equatable, Sendable {
         public static let zoneChanged = "zone-changed"
         public static let clockChanged = "clock-changed"
         public static let alarmsChanged = "alarms-changed"
+        /// Issue #43: at each lead before a ring that will happen (`lead`, `scheduled`).
+        public static let preAlarm = "pre-alarm"
         /// Every name of issue #13's list, in its order.
         public static let all = [
             ringing, snoozed, stopped, silenced, ignored, missed, failed, skipped, paused, preflightWarning,
-            zoneChanged, clockChanged, alarmsChanged,
+            zoneChanged, clockChanged, alarmsChanged, preAlarm,
         ]
     }
 
@@ -56,14 +59,17 @@ public struct AlarmEvent: Equatable, Sendable {
     /// The zone in force before a zone change.
     public var from: String?
     public var count: Int?
+    /// A `pre-alarm`'s lead: seconds before `scheduled`.
+    public var lead: TimeInterval?
     /// The zone instants are written in; not part of the JSON (each timestamp has its offset).
     public var timeZone: Zone
 
     public init(
         _ event: String, at: Date, alarm: String? = nil, label: String? = nil, scheduled: Date? = nil,
         sound: String? = nil, late: Bool? = nil, reason: String? = nil, until: Date? = nil, zone: String? = nil,
-        from: String? = nil, count: Int? = nil, timeZone: Zone, seq: Int? = nil
+        from: String? = nil, count: Int? = nil, lead: TimeInterval? = nil, timeZone: Zone, seq: Int? = nil
     ) {
+        self.lead = lead
         self.seq = seq
         self.event = event
         self.at = at
@@ -89,7 +95,7 @@ extension AlarmEvent {
     ///     2026-11-23T07:20:00.120+05:30 zone-changed Asia/Kolkata from Europe/Berlin
     ///
     /// Words in a fixed order: the instant, the name, the alarm (`ring` for `alarm ring`), the label
-    /// in quotes, then `scheduled`, `sound`, `until`, `late`, the zone change, the count of alarms,
+    /// in quotes, then `scheduled`, `lead`, `sound`, `until`, `late`, the zone change, the count of alarms,
     /// and after a colon the reason. A line never holds a newline.
     public var text: String {
         func time(_ d: Date) -> String { RFC3339.format(d, in: timeZone, milliseconds: true) }
@@ -97,6 +103,7 @@ extension AlarmEvent {
         if let alarm { words.append(alarm) } else if scheduled != nil { words.append("ring") }
         if let label, !label.isEmpty { words.append("\"" + label + "\"") }
         if let scheduled { words += ["scheduled", time(scheduled)] }
+        if let lead { words += ["lead", Durations.format(lead)] }
         if let sound { words += ["sound", sound] }
         if let until { words += ["until", time(until)] }
         if late == true { words.append("late") }

@@ -4,7 +4,7 @@ import FoundationEssentials
 
 extension AlarmEvent: Codable {
     enum CodingKeys: String, CodingKey {
-        case seq, event, at, alarm, label, scheduled, sound, late, reason, until, zone, from, count
+        case seq, event, at, alarm, label, scheduled, sound, late, reason, until, zone, from, count, lead
     }
 
     public init(from decoder: Decoder) throws {
@@ -22,6 +22,7 @@ extension AlarmEvent: Codable {
             zone: try c.decodeIfPresent(String.self, forKey: .zone),
             from: try c.decodeIfPresent(String.self, forKey: .from),
             count: try c.decodeIfPresent(Int.self, forKey: .count),
+            lead: try c.decodeIfPresent(TimeInterval.self, forKey: .lead),
             timeZone: zone, seq: try c.decodeIfPresent(Int.self, forKey: .seq))
     }
 
@@ -35,7 +36,10 @@ extension AlarmEvent: Codable {
         ])
         // The others only where they say something.
         try c.encodeEach(
-            [.late: late, .reason: reason, .until: until.map(time), .zone: zone, .from: from, .count: count],
+            [
+                .late: late, .reason: reason, .until: until.map(time), .zone: zone, .from: from, .count: count,
+                .lead: lead,
+            ],
             omittingNil: true)
     }
 

@@ -37,6 +37,7 @@ extension Configuration {
         Setting(key: "fade_in") { $0.fadeIn == 0 ? "0" : Durations.format($0.fadeIn) },
         Setting(key: "max_snoozes") { $0.maxSnoozes.description },
         Setting(key: "when_ignored") { $0.whenIgnored.rawValue },
+        Setting(key: "pre_alarm", value: { $0.preAlarm?.description }, unset: "none"),
         Setting(key: "grace") { Durations.format($0.grace) },
         Setting(key: "device") { $0.device },
         Setting(

@@ -36,6 +36,9 @@ public struct Configuration: Equatable, Sendable {
     public var volumeFrom = 0
     public var maxSnoozes: SnoozeLimit = .unlimited
     public var whenIgnored: WhenIgnored = .snooze
+    /// Issue #43: the pre-alarm leads of every alarm without its own `--pre-alarm` (`pre_alarm`,
+    /// `DURATION[,DURATION…]`, each at most 24h; `none`: no pre-alarm). Nil: none.
+    public var preAlarm: PreAlarmLeads? = nil
     /// How long before each ring alarmd runs the checks of `alarm check` (config `preflight`);
     /// 0 turns them off.
     public var preflight: TimeInterval = 10 * 60
@@ -189,7 +192,7 @@ public struct Configuration: Equatable, Sendable {
     }
 
     /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, volume_from,
-    /// fade_in, max_snoozes, when_ignored, grace, device, sounds_dir, state_dir, runtime_dir,
+    /// fade_in, max_snoozes, when_ignored, pre_alarm, grace, device, sounds_dir, state_dir, runtime_dir,
     /// fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir,
     /// hook_timeout, holidays, web_listen, web_token_file, web_hosts, web_connections, web_connections_per_address,
     /// button_device, button_keys, button_hold.
@@ -257,6 +260,12 @@ public struct Configuration: Equatable, Sendable {
             do { maxSnoozes = try SnoozeLimit.parse(value) } catch { throw fail("\(error)") }
         case "when_ignored":
             do { whenIgnored = try WhenIgnored.parse(value) } catch { throw fail("\(error)") }
+        case "pre_alarm":
+            if value.lowercased() == "none" {
+                preAlarm = nil
+            } else {
+                do { preAlarm = try PreAlarmLeads.parse(value) } catch { throw fail("\(error)") }
+            }
         case "mixer_floor":
             guard let v = Self.percent(value) else {
                 throw fail(

@@ -6,6 +6,7 @@
 ///     stop                stop the ringing alarm
 ///     ring [SOUND]        ring now, with SOUND (the rest of the line, may contain spaces) or the default
 ///     reload              re-read alarms and configuration
+///     skip                skip the next occurrence of the next alarm (issue #43)
 ///
 /// The duration stays a string: this module does not depend on AlarmCore, so the daemon parses it
 /// with `Durations.parse` and treats a bad one as it treats any invalid command. Anything else is
@@ -15,6 +16,8 @@ public enum ControlCommand: Equatable, Sendable, CustomStringConvertible {
     case stop
     case ring(sound: String?)
     case reload
+    /// Skip the next occurrence of the next alarm (issue #43: Home Assistant's "Skip next").
+    case skip
     /// A line that is not a command: unknown verb, wrong arguments, too long, binary, not UTF-8.
     case invalid(reason: String)
 
@@ -57,12 +60,16 @@ public enum ControlCommand: Equatable, Sendable, CustomStringConvertible {
                 return
             }
             self = .snooze(duration: arguments.first.map(String.init))
-        case "stop", "reload":
+        case "stop", "reload", "skip":
             guard arguments.isEmpty else {
                 self = .invalid(reason: "\(verb.lowercased()) takes no arguments")
                 return
             }
-            self = verb.lowercased() == "stop" ? .stop : .reload
+            switch verb.lowercased() {
+            case "stop": self = .stop
+            case "skip": self = .skip
+            default: self = .reload
+            }
         case "ring":
             // The sound is the rest of the line, so file names with spaces work.
             let rest = text.drop(while: { $0 == " " || $0 == "\t" }).dropFirst(verb.count)
@@ -70,7 +77,7 @@ public enum ControlCommand: Equatable, Sendable, CustomStringConvertible {
             self = .ring(sound: sound.isEmpty ? nil : sound)
         default:
             let shown = verb.count > 32 ? String(verb.prefix(32)) + "…" : String(verb)
-            self = .invalid(reason: "unknown command '\(shown)' (expected snooze, stop, ring or reload)")
+            self = .invalid(reason: "unknown command '\(shown)' (expected snooze, stop, ring, skip or reload)")
         }
     }
 
@@ -81,6 +88,7 @@ public enum ControlCommand: Equatable, Sendable, CustomStringConvertible {
         case .stop: return "stop"
         case .ring(let sound): return sound.map { "ring \($0)" } ?? "ring"
         case .reload: return "reload"
+        case .skip: return "skip"
         case .invalid: return nil
         }
     }
