@@ -12,6 +12,16 @@ public struct SoundInspection: Sendable {
     public var duration: Double?
     public var result: Result<AudioClip, SoundProblem>
 
+    public init(
+        name: String, path: String, format: SoundFormat?, duration: Double?, result: Result<AudioClip, SoundProblem>
+    ) {
+        self.name = name
+        self.path = path
+        self.format = format
+        self.duration = duration
+        self.result = result
+    }
+
     public var playable: Bool { if case .success = result { true } else { false } }
     public var problem: SoundProblem? { if case .failure(let p) = result { p } else { nil } }
 }
