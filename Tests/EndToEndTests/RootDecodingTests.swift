@@ -28,8 +28,12 @@ struct RootDecodingTests {
         }
         /// Writes `source` into the sound directory as `name`, as the group member.
         func memberWrites(_ source: String, as name: String) throws {
+            // Through a world-readable copy in /tmp: the member may not reach `source` (a
+            // checkout under a 0700 directory, as CI's fresh clone is).
             try sh(
-                "setpriv --reuid=\(member) --regid=\(group) --groups=\(group) -- cp '\(source)' '\(sounds)/\(name)'")
+                "t=$(mktemp) && cp '\(source)' \"$t\" && chmod 644 \"$t\" && "
+                    + "setpriv --reuid=\(member) --regid=\(group) --groups=\(group) -- cp \"$t\" '\(sounds)/\(name)'; "
+                    + "s=$?; rm -f \"$t\"; exit $s")
         }
         func run(_ args: String...) throws -> Binaries.Result {
             try Binaries.run("alarm", args, environment: environment, timeout: 120)
