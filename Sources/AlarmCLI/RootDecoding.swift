@@ -9,10 +9,14 @@ import Glibc
 /// Root's `alarm` never decodes a sound file in its own process (issue #42): any member of the
 /// state directory's group may write the files of `<state dir>/sounds`, and a decoder fed a crafted
 /// file must not run with root's rights. Run as root, `alarm add --sound`, `check`, `sounds`,
-/// `sounds cut` and `play` decode in a child: this same executable (`/proc/self/exe`) run with the
-/// hidden `decode-sound` command, which becomes the user `alarm` (or `nobody` where there is no
-/// such user) before it opens the file, and writes what it found on its stdout (`DecodedWire`).
-/// The parent reads at most `DecodedWire.maxBytes`, for at most `timeout` seconds, then kills it.
+/// `sounds cut` and `play` open the file themselves, as root (read-only, a final symlink not
+/// followed, never blocking; what root cannot open is reported as before), and hand the open
+/// descriptor as stdin to a child that decodes it: this same executable (`/proc/self/exe`) run
+/// with the hidden `decode-sound` command, which becomes the user `alarm` (or `nobody` where there
+/// is no such user) before it reads a byte of it, and writes what it found on its stdout
+/// (`DecodedWire`). So a sound root may read plays wherever it lies (a checkout under a 0700
+/// directory too), and only the decoding runs unprivileged. The parent reads at most
+/// `DecodedWire.maxBytes`, for at most `timeout` seconds, then kills it.
 ///
 /// Run by any other user, the commands decode in their own process as before.
 enum RootDecoding {
@@ -44,7 +48,12 @@ enum RootDecoding {
             SoundInspection(
                 name: name, path: path, format: nil, duration: nil, result: .failure(.unreadable(name, detail: detail)))
         }
-        switch run(["--", name, path]) {
+        let file: Int32
+        do throws(SoundProblem) { file = try SoundDecoder.open(path: path, name: name) } catch {
+            return SoundInspection(name: name, path: path, format: nil, duration: nil, result: .failure(error))
+        }
+        defer { close(file) }
+        switch run(["--", name, path], file: file) {
         case .none(let why): return failed(why)
         case .bytes(let bytes):
             do throws(DecodedWire.Malformed) {
@@ -59,7 +68,10 @@ enum RootDecoding {
 
     /// `SoundCutter.cut`, in a child that is not root.
     static func cut(path: String, name: String, from: Double, length: Double) throws(SoundCutter.Refusal) -> AudioClip {
-        let answer = run(["--cut-from", "\(from)", "--cut-length", "\(length)", "--", name, path])
+        let file: Int32
+        do throws(SoundProblem) { file = try SoundDecoder.open(path: path, name: name) } catch { throw .source(error) }
+        defer { close(file) }
+        let answer = run(["--cut-from", "\(from)", "--cut-length", "\(length)", "--", name, path], file: file)
         switch answer {
         case .none(let why): throw .source(.unreadable(name, detail: why))
         case .bytes(let bytes):
@@ -87,8 +99,8 @@ enum RootDecoding {
         case none(String)
     }
 
-    /// Runs the child with `arguments` after `decode-sound --as-user USER`.
-    private static func run(_ arguments: [String]) -> Answer {
+    /// Runs the child with `arguments` after `decode-sound --as-user USER`, `file` as its stdin.
+    private static func run(_ arguments: [String], file: Int32) -> Answer {
         guard let user else {
             return .none(
                 "alarm run as root decodes sounds as user alarm or nobody, and neither exists here; run it as another user"
@@ -98,7 +110,7 @@ enum RootDecoding {
         do {
             captured = try ChildProcess.capture(
                 executable: executable, arguments: ["decode-sound", "--as-user", user.name] + arguments,
-                environment: [:], limit: DecodedWire.maxBytes, timeout: timeout)
+                environment: [:], limit: DecodedWire.maxBytes, timeout: timeout, standardInput: file)
         } catch {
             return .none("its decoder could not be started as user \(user.name): \(error)")
         }
@@ -128,9 +140,10 @@ extension SoundLibrary {
 }
 
 /// `alarm decode-sound --as-user USER [--cut-from S --cut-length S] -- NAME PATH`: not for people.
-/// Root's `alarm` runs it (`RootDecoding`): it becomes USER, then decodes PATH (or cuts a clip from
-/// it) and writes the answer on stdout in `DecodedWire`'s layout. It never decodes as root: when
-/// it cannot become USER it answers "unreadable" with the reason.
+/// Root's `alarm` runs it (`RootDecoding`) with the sound file, which root opened, as stdin: it
+/// becomes USER, then decodes its stdin (or cuts a clip from it) and writes the answer on stdout
+/// in `DecodedWire`'s layout. It never opens PATH (named in the answer only) and never decodes as
+/// root: when it cannot become USER it answers "unreadable" with the reason, stdin unread.
 struct DecodeSound: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode-sound", abstract: "Decode a sound as another user (run by alarm itself).",
@@ -150,7 +163,8 @@ struct DecodeSound: ParsableCommand {
                 result = .failure(.source(.unreadable(name, detail: refusal)))
             } else {
                 do throws(SoundCutter.Refusal) {
-                    result = .success(try SoundCutter.cut(path: path, name: name, from: cutFrom, length: cutLength))
+                    result = .success(
+                        try SoundCutter.cut(descriptor: 0, name: name, from: cutFrom, length: cutLength))
                 } catch { result = .failure(error) }
             }
             try Self.write(DecodedWire.encode(cut: result))
@@ -160,7 +174,7 @@ struct DecodeSound: ParsableCommand {
                     SoundInspection(
                         name: name, path: path, format: nil, duration: nil,
                         result: .failure(.unreadable(name, detail: $0)))
-                } ?? SoundDecoder.inspect(path: path, name: name)
+                } ?? SoundDecoder.inspect(descriptor: 0, path: path, name: name)
             try Self.write(DecodedWire.encode(inspection))
         }
     }

@@ -72,17 +72,9 @@ struct PlaybackTests {
             let flac = try SoundLibrary(directories: [shippedDir]).choose(stem + ".flac")
             #expect(flac.problem == nil && flac.clip == want, "\(name) is not \(stem).flac")
         }
-        // alarm run as root decodes as the user alarm (nobody without one), who may not reach a
-        // checkout under a 0700 directory (CI's fresh clone): it plays a world-readable copy.
-        let readable = FileManager.default.temporaryDirectory.path + "/alarm-play-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: readable, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: readable) }
-        _ = chmod(readable, 0o755)
-        try FileManager.default.copyItem(atPath: dir + "/" + name, toPath: readable + "/" + name)
-        _ = chmod(readable + "/" + name, 0o644)
         let rec = FilePluginDevice()
         let r = try Subprocess.run(
-            [try Subprocess.executable("alarm"), "play", name, "--sounds-dir", readable, "--device", "recplug"],
+            [try Subprocess.executable("alarm"), "play", name, "--sounds-dir", dir, "--device", "recplug"],
             environment: rec.environment)
         #expect(r.status == 0, "\(r.stderr)")
         let got = try SoundDecoder.inspect(path: rec.wavPath, name: "rec").result.get()

@@ -19,14 +19,16 @@ public struct CapturedOutput: Sendable {
 }
 
 extension ChildProcess {
-    /// Runs `executable` in a process group of its own with stdin from /dev/null, stderr to
-    /// /dev/null, and stdout into a pipe this process reads: at most `limit` bytes, and only until
+    /// Runs `executable` in a process group of its own with stdin from /dev/null (or
+    /// `standardInput`, a descriptor of this process's, which it keeps), stderr to /dev/null,
+    /// and stdout into a pipe this process reads: at most `limit` bytes, and only until
     /// `timeout` seconds after the start. A child that writes more, or has not exited by then
     /// (stuck, or stdout closed and still running), is killed with SIGKILL (its whole group) and
     /// reaped; `cut` says why. Never blocks longer than `timeout` plus the kill and reap.
     /// The corresponding C functions are `pipe2`, `posix_spawn`, `poll`, `read`, `kill` and `waitpid`.
     public static func capture(
-        executable: String, arguments: [String], environment: [String: String], limit: Int, timeout: Double
+        executable: String, arguments: [String], environment: [String: String], limit: Int, timeout: Double,
+        standardInput: Int32? = nil
     ) throws -> CapturedOutput {
         var ends: [Int32] = [-1, -1]
         try valueOrErrno("pipe2") { clinux_pipe2(&ends, O_CLOEXEC) }
@@ -35,7 +37,7 @@ extension ChildProcess {
         do {
             child = try ChildProcess(
                 executable: executable, arguments: arguments, environment: environment, ownProcessGroup: true,
-                standardOutput: ends[1], quiet: true)
+                standardOutput: ends[1], quiet: true, inputDescriptor: standardInput)
         } catch {
             closeIgnoringErrors(ends[1])
             throw error

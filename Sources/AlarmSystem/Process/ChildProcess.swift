@@ -44,16 +44,22 @@ public final class ChildProcess {
     /// The corresponding C functions are `pipe2`, `posix_spawn` and `pidfd_open`.
     /// `standardOutput`: a descriptor the child gets as its stdout instead of this process's
     /// (`ChildProcess.capture` passes a pipe's writing end). `quiet`: its stderr is /dev/null.
+    /// `inputDescriptor`: a descriptor the child gets as its stdin instead (root's `alarm` hands
+    /// its decoding child the sound file it opened, issue #42); it wins over `standardInput`.
     public init(
         executable: String, arguments: [String] = [], environment: [String: String], standardInput: [UInt8]? = nil,
-        ownProcessGroup: Bool = false, standardOutput: Int32? = nil, quiet: Bool = false
+        ownProcessGroup: Bool = false, standardOutput: Int32? = nil, quiet: Bool = false, inputDescriptor: Int32? = nil
     ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         var input: Int32 = -1
         defer { if input >= 0 { closeIgnoringErrors(input) } }
-        if let standardInput {
+        if let inputDescriptor {
+            try zeroOrErrorNumber("posix_spawn_file_actions_adddup2") {
+                posix_spawn_file_actions_adddup2(&actions, inputDescriptor, 0)
+            }
+        } else if let standardInput {
             input = try Self.filledPipe(standardInput)
             try zeroOrErrorNumber("posix_spawn_file_actions_adddup2") {
                 posix_spawn_file_actions_adddup2(&actions, input, 0)
