@@ -100,29 +100,60 @@ struct RootDecodingTests {
             table.status == 0 && table.stdout.contains("chime.flac") && table.stdout.contains("yes"), "\(table.stdout)")
     }
 
-    @Test("root: a sound only root may read (0600 root) is reported unreadable: the decoder did not run as root")
-    func rootOnlyFileUnreadable() throws {
+    @Test(
+        "root: a sound only root may read (0600 root, in a 0700 directory as CI's fresh clone is) plays: root opens it, the child decodes the open file"
+    )
+    func rootOnlyFilePlays() throws {
         try #require(getuid() == 0, "this test runs as root")
         let e = try Env()
         try Self.sh("cp '\(Self.chime)' '\(e.sounds)/secret.flac' && chmod 600 '\(e.sounds)/secret.flac'")
-        let user = try Self.decodingUser()
         let listed = try e.run("sounds", "--json")
         #expect(listed.status == 0, "\(listed.stderr)")
         let entry = try #require(e.listed(listed.stdout)["secret.flac"], "\(listed.stdout)")
-        #expect(entry["playable"] as? Bool == false, "\(entry)")
-        let reason = entry["reason"] as? String ?? ""
-        #expect(reason.contains("cannot be read: Permission denied"), "\(reason)")
-        #expect(reason.contains("read as user \(user.name)") && reason.contains("never as root"), "\(reason)")
+        #expect(entry["playable"] as? Bool == true, "\(entry)")
         let added = try e.run("add", "07:00", "--sound", "secret.flac", "--id", "s")
-        #expect(added.status == 0, "\(added.stderr)")
-        #expect(
-            added.stderr.contains("warning: sound 'secret.flac' cannot be read: Permission denied")
-                && added.stderr.contains("the default tone will ring instead"), "\(added.stderr)")
+        #expect(added.status == 0 && added.stderr.isEmpty, "\(added.stderr)")
         let checked = try e.run("check")
         #expect(
-            checked.stdout.contains(
-                "warning  sound    sound 'secret.flac' cannot be read: Permission denied (read as user"),
+            checked.stdout.contains("ok       sound    'secret.flac' plays (FLAC FLAC 16-bit, 2.4 s, mono 44100 Hz)"),
             "\(checked.stdout)")
+        // A file neither alarm nor nobody can reach: under a 0700 directory of root's.
+        let locked = e.root + "/locked"
+        try Self.sh(
+            "mkdir -p '\(locked)/inner' && chmod 700 '\(locked)' && cp '\(Self.chime)' '\(locked)/inner/bell.flac'")
+        let user = try Self.decodingUser()
+        let reach = try Binaries.runAbsolute(
+            "/usr/bin/setpriv",
+            ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--init-groups", "--", "/usr/bin/test", "-r", locked + "/inner/bell.flac"],
+            timeout: 30)
+        #expect(reach.status != 0, "user \(user.name) can read \(locked)/inner/bell.flac: the test proves nothing")
+        var env = e.environment
+        env["ALARM_SOUNDS_DIR"] = locked + "/inner"
+        let inLocked = try Binaries.run("alarm", ["sounds", "--json"], environment: env, timeout: 120)
+        #expect(inLocked.status == 0, "\(inLocked.stderr)")
+        let bell = try #require(e.listed(inLocked.stdout)["bell.flac"], "\(inLocked.stdout)")
+        #expect(bell["playable"] as? Bool == true, "\(bell)")
+        // sounds cut from it too (it writes the clip into the sound directory).
+        let cut = try e.run("sounds", "cut", locked + "/inner/bell.flac", "--from", "0", "--length", "1s", "--name", "bit")
+        #expect(cut.status == 0, "\(cut.stderr)")
+        #expect(FileManager.default.fileExists(atPath: e.sounds + "/bit.flac"), "\(cut.stdout) \(cut.stderr)")
+    }
+
+    @Test("root: a FIFO a group member put in the sound directory is refused by root's open, not waited on")
+    func fifoRefusedByRootsOpen() throws {
+        try #require(getuid() == 0, "this test runs as root")
+        let e = try Env()
+        try Self.sh(
+            "setpriv --reuid=\(Self.member) --regid=\(Self.group) --groups=\(Self.group) -- mkfifo '\(e.sounds)/pipe.wav'")
+        let started = Date()
+        let listed = try e.run("sounds", "--json")
+        #expect(Date().timeIntervalSince(started) < Slowdown.scaled(15))
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let entry = try #require(e.listed(listed.stdout)["pipe.wav"], "\(listed.stdout)")
+        #expect(entry["playable"] as? Bool == false, "\(entry)")
+        let reason = entry["reason"] as? String ?? ""
+        // Refused by root before any child ran: no "(read as user ...)" after the reason.
+        #expect(reason.contains("not a regular file") && !reason.contains("read as user"), "\(reason)")
     }
 
     @Test(
@@ -174,6 +205,14 @@ struct RootDecodingTests {
             #expect(stopped["NoNewPrivs"] == "1" && stopped["CapEff"] == "0000000000000000", "\(stopped)")
             let cmdline = (try? String(contentsOfFile: "/proc/\(child.pid)/cmdline", encoding: .utf8)) ?? ""
             #expect(cmdline.contains("decode-sound"), "\(cmdline)")
+            // It reads the file root opened for it (its stdin), not one it opened itself.
+            let stdin = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child.pid)/fd/0")
+            #expect(stdin == e.sounds + "/big.wav", "\(stdin ?? "no fd 0")")
+            let fdinfo = (try? String(contentsOfFile: "/proc/\(child.pid)/fdinfo/0", encoding: .utf8)) ?? ""
+            let flags = fdinfo.split(separator: "\n").first { $0.hasPrefix("flags:") }.flatMap {
+                Int($0.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8)
+            }
+            #expect(flags.map { $0 & Int(O_ACCMODE) == Int(O_RDONLY) } == true, "\(fdinfo)")
             // Root's alarm ends by itself once the bound has passed, well before this wait does.
             let deadline = Date().addingTimeInterval(Slowdown.scaled(90))
             while p.isRunning && Date() < deadline { usleep(20_000) }
