@@ -88,6 +88,21 @@ enum RootDecoding {
         }
     }
 
+    /// The child's environment: nothing but what it needs to start as this process did, which root
+    /// set for itself (the child is exec'd as root and drops its rights only then).
+    /// `QEMU_LD_PREFIX`: under user-mode qemu (an arm64 binary on another machine, the arm64 tests)
+    /// the emulator finds the target's dynamic loader there; without it qemu exits with status
+    /// 255 before our code runs ("Could not open '/lib/ld-linux-aarch64.so.1'"), which the arm64
+    /// tests showed as "its decoder (run as user nobody) exited with status 255".
+    /// `LD_LIBRARY_PATH`: where a build linked with the shared Swift runtime finds it.
+    static var childEnvironment: [String: String] {
+        var out: [String: String] = [:]
+        for name in ["QEMU_LD_PREFIX", "LD_LIBRARY_PATH"] {
+            if let value = getenv(name) { out[name] = String(cString: value) }
+        }
+        return out
+    }
+
     /// Said after a reason the child gave, so that root reading "Permission denied" knows whose.
     private static var asUser: String {
         " (read as user \(user?.name ?? "?"): alarm run as root decodes sounds as that user, never as root)"
@@ -110,7 +125,7 @@ enum RootDecoding {
         do {
             captured = try ChildProcess.capture(
                 executable: executable, arguments: ["decode-sound", "--as-user", user.name] + arguments,
-                environment: [:], limit: DecodedWire.maxBytes, timeout: timeout, standardInput: file)
+                environment: childEnvironment, limit: DecodedWire.maxBytes, timeout: timeout, standardInput: file)
         } catch {
             return .none("its decoder could not be started as user \(user.name): \(error)")
         }

@@ -124,7 +124,10 @@ struct RootDecodingTests {
         let user = try Self.decodingUser()
         let reach = try Binaries.runAbsolute(
             "/usr/bin/setpriv",
-            ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--init-groups", "--", "/usr/bin/test", "-r", locked + "/inner/bell.flac"],
+            [
+                "--reuid=\(user.uid)", "--regid=\(user.gid)", "--init-groups", "--", "/usr/bin/test", "-r",
+                locked + "/inner/bell.flac",
+            ],
             timeout: 30)
         #expect(reach.status != 0, "user \(user.name) can read \(locked)/inner/bell.flac: the test proves nothing")
         var env = e.environment
@@ -134,7 +137,8 @@ struct RootDecodingTests {
         let bell = try #require(e.listed(inLocked.stdout)["bell.flac"], "\(inLocked.stdout)")
         #expect(bell["playable"] as? Bool == true, "\(bell)")
         // sounds cut from it too (it writes the clip into the sound directory).
-        let cut = try e.run("sounds", "cut", locked + "/inner/bell.flac", "--from", "0", "--length", "1s", "--name", "bit")
+        let cut = try e.run(
+            "sounds", "cut", locked + "/inner/bell.flac", "--from", "0", "--length", "1s", "--name", "bit")
         #expect(cut.status == 0, "\(cut.stderr)")
         #expect(FileManager.default.fileExists(atPath: e.sounds + "/bit.flac"), "\(cut.stdout) \(cut.stderr)")
     }
@@ -144,7 +148,8 @@ struct RootDecodingTests {
         try #require(getuid() == 0, "this test runs as root")
         let e = try Env()
         try Self.sh(
-            "setpriv --reuid=\(Self.member) --regid=\(Self.group) --groups=\(Self.group) -- mkfifo '\(e.sounds)/pipe.wav'")
+            "setpriv --reuid=\(Self.member) --regid=\(Self.group) --groups=\(Self.group) -- mkfifo '\(e.sounds)/pipe.wav'"
+        )
         let started = Date()
         let listed = try e.run("sounds", "--json")
         #expect(Date().timeIntervalSince(started) < Slowdown.scaled(15))
@@ -205,6 +210,13 @@ struct RootDecodingTests {
             #expect(stopped["NoNewPrivs"] == "1" && stopped["CapEff"] == "0000000000000000", "\(stopped)")
             let cmdline = (try? String(contentsOfFile: "/proc/\(child.pid)/cmdline", encoding: .utf8)) ?? ""
             #expect(cmdline.contains("decode-sound"), "\(cmdline)")
+            // Root's environment is not handed down, only what starting needs (under qemu-user).
+            let environ = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(child.pid)/environ"))) ?? Data()
+            let names = Set(
+                environ.split(separator: 0).map {
+                    String(decoding: $0.prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self)
+                })
+            #expect(names.isSubset(of: ["QEMU_LD_PREFIX", "LD_LIBRARY_PATH"]), "\(names)")
             // It reads the file root opened for it (its stdin), not one it opened itself.
             let stdin = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child.pid)/fd/0")
             #expect(stdin == e.sounds + "/big.wav", "\(stdin ?? "no fd 0")")
