@@ -145,7 +145,7 @@ struct Add: ParsableCommand {
             "\(replaced ? "replaced" : "added") \(alarm.id): next ring \(ctx.rfc3339(next, for: alarm)) (in \(Durations.spoken(next.timeIntervalSince(ctx.now))))"
         )
         if let sound {
-            let library = ctx.config.soundLibrary
+            let library = ctx.config.soundLibrary.decodingSafely
             switch SoundSelection(sound) {
             case .one(let name):
                 if let problem = library.inspect(name).problem {

@@ -16,7 +16,7 @@ public struct AlarmCommand: ParsableCommand {
             Snooze.self, Stop.self, Ring.self, Import.self, Export.self, Preview.self, Sounds.self, Play.self,
             CheckCommand.self,
             Devices.self, Watch.self, WebToken.self, WebURL.self, Config.self,
-            Licences.self,
+            Licences.self, DecodeSound.self,
         ])
 }
 

@@ -44,7 +44,7 @@ struct CheckCommand: ParsableCommand {
         let status = readStatus(ctx)
         let daemon: CheckFacts.Daemon = running ? .running(status) : .notRunning(why: why ?? "alarmd is not running")
         let preflight = Preflight(
-            config: config, probes: LivePreflightProbes(sounds: config.soundLibrary, asDaemon: false))
+            config: config, probes: LivePreflightProbes(sounds: config.soundLibrary.decodingSafely, asDaemon: false))
         let system = Preflight.SystemZoneFacts(
             zone: ctx.zone, known: SystemZone.resolve(config) != nil, source: zoneSource(config))
 

@@ -17,7 +17,8 @@ struct SoundOptions: ParsableArguments {
         }
     }
 
+    /// The library, decoding in a child that is not root when run as root (`RootDecoding`).
     var library: SoundLibrary {
-        get throws { try configuration().soundLibrary }
+        get throws { try configuration().soundLibrary.decodingSafely }
     }
 }

@@ -107,7 +107,10 @@ struct SoundsCut: ParsableCommand {
                 throw SoundCutter.Refusal.exists(directory + "/" + fileName)
             }
             let source = SoundLibrary.realpath(file) ?? file
-            let clip = try SoundCutter.cut(path: source, name: file, from: start, length: seconds)
+            let clip =
+                try RootDecoding.isNeeded
+                ? RootDecoding.cut(path: source, name: file, from: start, length: seconds)
+                : SoundCutter.cut(path: source, name: file, from: start, length: seconds)
             let bytes = try SoundCutter.encode(clip, as: output)
             let path = try SoundCutter.write(bytes, directory: directory, fileName: fileName, force: force)
             let end = start + clip.duration

@@ -24,6 +24,7 @@
 #include <spawn.h>
 #include <pthread.h>
 #include <malloc.h>
+#include <sys/prctl.h>
 
 // Thread names (what `top -H` and /proc/PID/task/TID/comm show): glibc declares these only with
 // _GNU_SOURCE, which this module's headers are not built with.
@@ -50,6 +51,16 @@ static inline int clinux_pidfd_open(pid_t pid) {
     return -1;
 #endif
 }
+// prctl(2) is variadic, which Swift cannot call: PR_SET_NO_NEW_PRIVS and its reading.
+static inline int clinux_set_no_new_privs(void) { return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); }
+static inline int clinux_get_no_new_privs(void) { return prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0); }
+static inline int clinux_set_parent_death_signal(int signal) { return prctl(PR_SET_PDEATHSIG, signal, 0, 0, 0); }
+// initgroups(3) and setgroups(2) are declared only under _DEFAULT_SOURCE / _GNU_SOURCE.
+int initgroups(const char *user, gid_t group);
+int setgroups(size_t size, const gid_t *list);
+// getresuid(2) and getresgid(2) need _GNU_SOURCE.
+int getresuid(uid_t *ruid, uid_t *euid, uid_t *suid);
+int getresgid(gid_t *rgid, gid_t *egid, gid_t *sgid);
 // pipe2(2) and F_SETPIPE_SZ need _GNU_SOURCE, which this module's headers are not built with.
 static inline int clinux_pipe2(int fds[2], int flags) { return (int)syscall(SYS_pipe2, fds, flags); }
 static inline int clinux_set_pipe_size(int fd, int size) { return fcntl(fd, 1031 /* F_SETPIPE_SZ */, size); }

@@ -12,6 +12,16 @@ public struct SoundInspection: Sendable {
     public var duration: Double?
     public var result: Result<AudioClip, SoundProblem>
 
+    public init(
+        name: String, path: String, format: SoundFormat?, duration: Double?, result: Result<AudioClip, SoundProblem>
+    ) {
+        self.name = name
+        self.path = path
+        self.format = format
+        self.duration = duration
+        self.result = result
+    }
+
     public var playable: Bool { if case .success = result { true } else { false } }
     public var problem: SoundProblem? { if case .failure(let p) = result { p } else { nil } }
 }
@@ -22,9 +32,29 @@ public enum SoundDecoder {
     /// Reads `path` (already resolved and checked by `SoundLibrary`) and reports what it holds.
     /// `name` is what the user typed; it is used in every message.
     public static func inspect(path: String, name: String) -> SoundInspection {
+        inspect(path: path, name: name) { () throws(SoundProblem) in try SoundFile(path: path, name: name) }
+    }
+
+    /// `inspect(path:name:)` reading `descriptor` (taken over and closed), opened by someone else:
+    /// root's `alarm` opens the file and its decoding child, no longer root, reads it (issue #42).
+    /// `path` only names the file in the inspection.
+    public static func inspect(descriptor: Int32, path: String, name: String) -> SoundInspection {
+        inspect(path: path, name: name) { () throws(SoundProblem) in try SoundFile(descriptor: descriptor, name: name) }
+    }
+
+    /// Opens `path` as `inspect(path:name:)` and `SoundCutter.cut(path:...)` do (read-only, a final
+    /// symlink not followed, never blocking): the descriptor, close-on-exec, for
+    /// `inspect(descriptor:path:name:)`, in this process or in a child that gets it.
+    public static func open(path: String, name: String) throws(SoundProblem) -> Int32 {
+        try SoundFile.open(path: path, name: name)
+    }
+
+    private static func inspect(
+        path: String, name: String, opening: () throws(SoundProblem) -> SoundFile
+    ) -> SoundInspection {
         var out = SoundInspection(name: name, path: path, format: nil, duration: nil, result: .failure(.empty(name)))
         do throws(SoundProblem) {
-            let file = try SoundFile(path: path, name: name)
+            let file = try opening()
             let layout = try ContainerScanner.scan(file, name: name)
             out.format = SoundFormat(
                 container: layout.container, format: headerFormatName(layout),

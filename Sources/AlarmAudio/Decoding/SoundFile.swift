@@ -11,7 +11,29 @@ final class SoundFile {
 
     /// Opens `path` without following a final symlink (the resolver has already checked where
     /// the name leads) and refuses anything that is not a regular file.
-    init(path: String, name: String) throws(SoundProblem) {
+    convenience init(path: String, name: String) throws(SoundProblem) {
+        try self.init(descriptor: Self.open(path: path, name: name), name: name)
+    }
+
+    /// Takes `fd` over (it is closed with this object, or here when refused) and refuses anything
+    /// that is not a regular file: the descriptor root's `alarm` opened and handed to its decoding
+    /// child (issue #42), which reads it only through `pread`.
+    init(descriptor fd: Int32, name: String) throws(SoundProblem) {
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            Glibc.close(fd)
+            throw .unreadable(name, detail: "not a regular file")
+        }
+        self.fd = fd
+        self.size = Int(st.st_size)
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// A descriptor for `path`, read-only, close-on-exec, never blocking on open (a FIFO), a final
+    /// symlink not followed, and only for a regular file: what `init(path:name:)` reads, and what
+    /// root's `alarm` opens before a child that is not root decodes from it.
+    static func open(path: String, name: String) throws(SoundProblem) -> Int32 {
         let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
             let e = errno
@@ -23,11 +45,8 @@ final class SoundFile {
             Glibc.close(fd)
             throw .unreadable(name, detail: "not a regular file")
         }
-        self.fd = fd
-        self.size = Int(st.st_size)
+        return fd
     }
-
-    deinit { Glibc.close(fd) }
 
     /// Up to `count` bytes at `offset`; fewer at the end of the file, none past it.
     /// Retries EINTR; an I/O error reads as the end of the file.

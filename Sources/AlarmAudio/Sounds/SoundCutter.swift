@@ -73,11 +73,27 @@ public enum SoundCutter {
     /// Decodes `length` seconds of the file at `path` from `from` seconds (fewer when the file
     /// ends first) and fades its ends. `name` is how messages call the file.
     public static func cut(path: String, name: String, from: Double, length: Double) throws(Refusal) -> AudioClip {
+        try cut(name: name, from: from, length: length) { () throws(SoundProblem) in
+            try SoundFile(path: path, name: name)
+        }
+    }
+
+    /// `cut(path:...)` reading `descriptor` (taken over and closed), opened by root's `alarm` for
+    /// its decoding child, which is no longer root (issue #42).
+    public static func cut(descriptor: Int32, name: String, from: Double, length: Double) throws(Refusal) -> AudioClip {
+        try cut(name: name, from: from, length: length) { () throws(SoundProblem) in
+            try SoundFile(descriptor: descriptor, name: name)
+        }
+    }
+
+    private static func cut(
+        name: String, from: Double, length: Double, opening: () throws(SoundProblem) -> SoundFile
+    ) throws(Refusal) -> AudioClip {
         guard length > 0, length <= ClipLimits.maxDuration else { throw .length(length) }
         guard from >= 0, from.isFinite else { throw .fromPastEnd(from: from, length: 0) }
         var piece: Piece
         do throws(SoundProblem) {
-            let file = try SoundFile(path: path, name: name)
+            let file = try opening()
             let layout = try ContainerScanner.scan(file, name: name)
             try Codecs.check(layout, name: name)
             if layout.container == .caf && layout.cafFormatID == "ima4" {

@@ -11,6 +11,11 @@ import Glibc
 /// its directory is refused, and such a file is never opened.
 public struct SoundLibrary: Sendable {
     public var directories: [String]
+    /// What reads a resolved sound file: `SoundDecoder.inspect` in this process by default. Root's
+    /// `alarm` puts a decoder here that runs in a child that is not root (issue #42).
+    public var decoder: @Sendable (_ path: String, _ name: String) -> SoundInspection = {
+        SoundDecoder.inspect(path: $0, name: $1)
+    }
 
     public init(directories: [String]) { self.directories = directories }
 
@@ -132,7 +137,7 @@ public struct SoundLibrary: Sendable {
     public func inspect(_ name: String) -> SoundInspection {
         do throws(SoundProblem) {
             let path = try resolve(name)
-            return SoundDecoder.inspect(path: path, name: name)
+            return decoder(path, name)
         } catch {
             return SoundInspection(name: name, path: "", format: nil, duration: nil, result: .failure(error))
         }

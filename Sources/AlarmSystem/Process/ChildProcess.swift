@@ -42,16 +42,24 @@ public final class ChildProcess {
     /// and closed, so it can never block this process (nil: /dev/null). `ownProcessGroup`: the
     /// child leads a new process group, so `signal(_:)` reaches whatever it starts too.
     /// The corresponding C functions are `pipe2`, `posix_spawn` and `pidfd_open`.
+    /// `standardOutput`: a descriptor the child gets as its stdout instead of this process's
+    /// (`ChildProcess.capture` passes a pipe's writing end). `quiet`: its stderr is /dev/null.
+    /// `inputDescriptor`: a descriptor the child gets as its stdin instead (root's `alarm` hands
+    /// its decoding child the sound file it opened, issue #42); it wins over `standardInput`.
     public init(
         executable: String, arguments: [String] = [], environment: [String: String], standardInput: [UInt8]? = nil,
-        ownProcessGroup: Bool = false
+        ownProcessGroup: Bool = false, standardOutput: Int32? = nil, quiet: Bool = false, inputDescriptor: Int32? = nil
     ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         var input: Int32 = -1
         defer { if input >= 0 { closeIgnoringErrors(input) } }
-        if let standardInput {
+        if let inputDescriptor {
+            try zeroOrErrorNumber("posix_spawn_file_actions_adddup2") {
+                posix_spawn_file_actions_adddup2(&actions, inputDescriptor, 0)
+            }
+        } else if let standardInput {
             input = try Self.filledPipe(standardInput)
             try zeroOrErrorNumber("posix_spawn_file_actions_adddup2") {
                 posix_spawn_file_actions_adddup2(&actions, input, 0)
@@ -59,6 +67,16 @@ public final class ChildProcess {
         } else {
             try zeroOrErrorNumber("posix_spawn_file_actions_addopen") {
                 posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            }
+        }
+        if let standardOutput {
+            try zeroOrErrorNumber("posix_spawn_file_actions_adddup2") {
+                posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
+            }
+        }
+        if quiet {
+            try zeroOrErrorNumber("posix_spawn_file_actions_addopen") {
+                posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
             }
         }
         var attributes = posix_spawnattr_t()
