@@ -51,17 +51,28 @@ public struct ConnectionLimits: Sendable {
 struct TotalConnections: AvailableConnectionsDelegate {
     let ceiling: Int
     let refusals: SharedRefusalLog
-    var open = 0
+    /// One count for every listening socket (loopback has two, 127.0.0.1 and [::1]; each
+    /// has its own handler, on its own event loop).
+    private let open = OpenCount()
 
-    mutating func connectionOpened() { open += 1 }
-    mutating func connectionClosed() { open -= 1 }
+    init(ceiling: Int, refusals: SharedRefusalLog) {
+        self.ceiling = ceiling
+        self.refusals = refusals
+    }
+
+    mutating func connectionOpened() { open.count.withLock { $0 += 1 } }
+    mutating func connectionClosed() { open.count.withLock { $0 -= 1 } }
 
     func isAcceptingNewConnections() -> Bool {
-        guard open < ceiling else {
+        guard open.count.withLock({ $0 }) < ceiling else {
             refusals.refused("any address", "\(ceiling) sockets are open: not accepting until one closes")
             return false
         }
         return true
+    }
+
+    private final class OpenCount: Sendable {
+        let count = Mutex(0)
     }
 }
 
@@ -495,12 +506,21 @@ struct GuardedHTTP1Channel: ServerChildChannel {
     let http1: HTTP1Channel
     let registry: ConnectionRegistry
     let refusals: SharedRefusalLog
+    /// Whether `web_listen` serves a connection that arrived on this local address (a socket
+    /// from systemd holds every address; `ListenAddress.serves(localAddress:)`).
+    let serves: @Sendable (String) -> Bool
 
     /// Why `setup` fails for a connection it closed (Hummingbird then starts nothing for it).
     struct Refused: Error {}
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let address = channel.remoteAddress?.ipAddress.map(HostPolicy.normalized) ?? "unknown"
+        if let local = channel.localAddress?.ipAddress, !serves(local) {
+            refusals.refused(
+                address, "came to \(HostPolicy.normalized(local)), an address web_listen does not serve: closed unread")
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(Refused())
+        }
         let (admission, evicted) = registry.admit(channel, address: address)
         if let evicted {
             evicted.channel.close(promise: nil)
