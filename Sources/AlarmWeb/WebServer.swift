@@ -192,6 +192,7 @@ public enum WebServer {
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(
                             AvailableConnectionsChannelHandler(delegate: total))
+                        try channel.pipeline.syncOperations.addHandler(AdmissionHandler(child: child))
                     }
                 }
                 .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
