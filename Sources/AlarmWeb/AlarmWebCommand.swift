@@ -79,20 +79,27 @@ public struct AlarmWebCommand: AsyncParsableCommand {
         var limits = ConnectionLimits()
         limits.perAddress = config.webConnectionsPerAddress
         limits.total = config.webConnections
-        let app = WebServer.application(
-            api: api, listen: address, limits: limits, memoryLimit: config.webMemoryLimit, refusals: refusals,
-            pool: pool
-        ) {
-            port in
+        let opened: WebListeners.Opened
+        do { opened = try WebListeners.open(address) } catch {
+            WebLog.error("cannot listen on \(address): \(error)")
+            throw ExitCode(1)
+        }
+        for note in opened.notes { WebLog.notice(note) }
+        let port = opened.sockets.first?.port ?? address.port
+        let held = opened.sockets.map { $0.host.contains(":") ? "[\($0.host)]:\($0.port)" : "\($0.host):\($0.port)" }
+        let scope = opened.scope
+        let running: @Sendable () async -> Void = {
             WebLog.info(
-                "listening on http://\(ListenAddress(host: address.host, port: port))/ (state \(config.stateDir), runtime \(config.runtimeDir))"
+                "listening on http://\(ListenAddress(host: address.host, port: port))/ (sockets \(held.joined(separator: " ")); state \(config.stateDir), runtime \(config.runtimeDir))"
             )
             try? SDNotify().ready()
         }
         do {
-            try await app.run()
+            try await WebServer.run(
+                api: api, sockets: opened.sockets, serves: { scope.serves(localAddress: $0) }, limits: limits,
+                memoryLimit: config.webMemoryLimit, refusals: refusals, pool: pool, onRunning: running)
         } catch {
-            WebLog.error("cannot listen on \(address): \(error)")
+            WebLog.error("cannot serve on \(address): \(error)")
             throw ExitCode(1)
         }
     }

@@ -51,17 +51,28 @@ public struct ConnectionLimits: Sendable {
 struct TotalConnections: AvailableConnectionsDelegate {
     let ceiling: Int
     let refusals: SharedRefusalLog
-    var open = 0
+    /// One count for every listening socket (loopback has two, 127.0.0.1 and [::1]; each
+    /// has its own handler, on its own event loop).
+    private let open = OpenCount()
 
-    mutating func connectionOpened() { open += 1 }
-    mutating func connectionClosed() { open -= 1 }
+    init(ceiling: Int, refusals: SharedRefusalLog) {
+        self.ceiling = ceiling
+        self.refusals = refusals
+    }
+
+    mutating func connectionOpened() { open.count.withLock { $0 += 1 } }
+    mutating func connectionClosed() { open.count.withLock { $0 -= 1 } }
 
     func isAcceptingNewConnections() -> Bool {
-        guard open < ceiling else {
+        guard open.count.withLock({ $0 }) < ceiling else {
             refusals.refused("any address", "\(ceiling) sockets are open: not accepting until one closes")
             return false
         }
         return true
+    }
+
+    private final class OpenCount: Sendable {
+        let count = Mutex(0)
     }
 }
 
@@ -485,22 +496,34 @@ extension TimeAmount {
 }
 
 /// Hummingbird's HTTP/1.1 child channel behind the registry's admission. A connection over the
-/// per-address cap is closed on its event loop before any HTTP handler, buffer or Swift task is
+/// per-address cap is closed as it is accepted, before any HTTP handler, buffer or Swift task is
 /// made for it: an attacker reopening a thousand refused connections a second then costs the
 /// server a close each, and the owner's requests do not queue behind their setup (0.3 to 0.4 s a
 /// burst when the cap was checked inside the HTTP pipeline). At the total, the connection that
 /// has waited longest for a request is closed to make room (`ConnectionRegistry`).
+///
+/// The admission is `AdmissionHandler`'s, on the listening socket's event loop in the order the
+/// kernel handed the connections over; `setup` (on each connection's own event loop, which
+/// NIO reaches in no fixed order) only builds the HTTP pipeline of an admitted one.
 struct GuardedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let http1: HTTP1Channel
     let registry: ConnectionRegistry
     let refusals: SharedRefusalLog
+    /// Whether `web_listen` serves a connection that arrived on this local address (a socket
+    /// from systemd holds every address; `ListenAddress.serves(localAddress:)`).
+    let serves: @Sendable (String) -> Bool
 
-    /// Why `setup` fails for a connection it closed (Hummingbird then starts nothing for it).
-    struct Refused: Error {}
-
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+    /// Admits `channel`, just accepted, or closes it unread (and logs why): false then. An
+    /// admitted connection leaves the registry when it closes.
+    func admit(_ channel: any Channel) -> Bool {
         let address = channel.remoteAddress?.ipAddress.map(HostPolicy.normalized) ?? "unknown"
+        if let local = channel.localAddress?.ipAddress, !serves(local) {
+            refusals.refused(
+                address, "came to \(HostPolicy.normalized(local)), an address web_listen does not serve: closed unread")
+            channel.close(promise: nil)
+            return false
+        }
         let (admission, evicted) = registry.admit(channel, address: address)
         if let evicted {
             evicted.channel.close(promise: nil)
@@ -511,26 +534,25 @@ struct GuardedHTTP1Channel: ServerChildChannel {
         }
         switch admission {
         case .admitted:
-            break
+            channel.closeFuture.whenComplete { _ in registry.leave(channel) }
+            return true
         case .overAddressCap:
             refusals.refused(
                 address, "more than \(registry.limits.perAddress) connections from this address: closed unread")
-            channel.close(promise: nil)
-            return channel.eventLoop.makeFailedFuture(Refused())
         case .overShare(let share):
             refusals.refused(
                 address,
                 "\(registry.limits.total) connections are open and this address holds its share (\(share)): closed unread"
             )
-            channel.close(promise: nil)
-            return channel.eventLoop.makeFailedFuture(Refused())
         case .full:
             refusals.refused(
                 address, "\(registry.limits.total) connections are open, all being answered: closed unread")
-            channel.close(promise: nil)
-            return channel.eventLoop.makeFailedFuture(Refused())
         }
-        channel.closeFuture.whenComplete { _ in registry.leave(channel) }
+        channel.close(promise: nil)
+        return false
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         // What the kernel may hold for a client that does not read (its default grows to MBs).
         if let options = channel.syncOptions {
             try? options.setOption(ChannelOptions.socketOption(.so_sndbuf), value: registry.limits.sendBuffer)
@@ -543,5 +565,26 @@ struct GuardedHTTP1Channel: ServerChildChannel {
 
     func handle(value: Value, logger: Logger) async {
         await http1.handle(value: value, logger: logger)
+    }
+}
+
+/// The registry's admission of every connection a listening socket accepts, in the order the
+/// kernel handed them over: in its server channel's pipeline, before NIO sets a connection up
+/// on its own event loop. (Admitted there, in `setup`, a connection set up on the other event
+/// loop overtook ones accepted before it: with 16 stalled connections from one address, a 17th
+/// was let in and one of the 16 was refused in its place.) A refused connection goes no
+/// further.
+final class AdmissionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = any Channel
+    typealias InboundOut = any Channel
+    let child: GuardedHTTP1Channel
+
+    init(child: GuardedHTTP1Channel) {
+        self.child = child
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard child.admit(unwrapInboundIn(data)) else { return }
+        context.fireChannelRead(data)
     }
 }

@@ -58,3 +58,18 @@ public struct ListenAddress: Equatable, Sendable, CustomStringConvertible {
         (host.contains(":") ? "http://[\(host)]" : "http://\(host)") + ":\(port)/"
     }
 }
+
+extension ListenAddress {
+    /// Whether a connection that arrived on the machine's address `local` is one this address
+    /// serves. alarm-web asks for each connection on a socket systemd passed (`alarm-web.socket`
+    /// holds the port on every address of both families; `web_listen` still says who is served):
+    /// a wildcard serves every address, a loopback address every loopback address (127.0.0.0/8,
+    /// `::1`), any other address only itself. An IPv4 address seen through an IPv6 socket
+    /// (`::ffff:192.168.1.5`) counts as the IPv4 address.
+    public func serves(localAddress local: String) -> Bool {
+        if isWildcard { return true }
+        let seen = HostPolicy.normalized(local)
+        if isLoopback { return seen.hasPrefix("127.") || seen == "::1" }
+        return seen == HostPolicy.normalized(host)
+    }
+}

@@ -145,3 +145,29 @@ import Testing
         #expect(HostPolicy.clientGroup(HostPolicy.normalized("::ffff:10.0.0.7")) == "10.0.0.7")
     }
 }
+
+@Suite struct ListenScopeTests {
+    /// Issue #42: alarm-web.socket holds the port on every address; web_listen still says which
+    /// addresses are served. A connection that came to another one is closed unread.
+    @Test func aSocketOnEveryAddressServesOnlyWhatWebListenNames() {
+        let loopback = ListenAddress.default
+        for local in ["127.0.0.1", "127.0.1.1", "::1", "::ffff:127.0.0.1"] {
+            #expect(loopback.serves(localAddress: local), "\(local)")
+        }
+        for local in ["192.168.1.23", "::ffff:192.168.1.23", "fe80::1", "2001:db8::5"] {
+            #expect(!loopback.serves(localAddress: local), "\(local)")
+        }
+        let lan = ListenAddress(host: "192.168.1.23", port: 8475)
+        #expect(lan.serves(localAddress: "192.168.1.23"))
+        #expect(lan.serves(localAddress: "::ffff:192.168.1.23"))
+        #expect(!lan.serves(localAddress: "127.0.0.1"))
+        #expect(!lan.serves(localAddress: "192.168.1.24"))
+        #expect(!lan.serves(localAddress: "fd00::23"))
+        for wildcard in ["0.0.0.0", "::"] {
+            let every = ListenAddress(host: wildcard, port: 8475)
+            for local in ["127.0.0.1", "::1", "192.168.1.23", "::ffff:10.0.0.2", "fe80::1"] {
+                #expect(every.serves(localAddress: local), "\(wildcard) \(local)")
+            }
+        }
+    }
+}

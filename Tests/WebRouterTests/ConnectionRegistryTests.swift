@@ -126,3 +126,13 @@ import Testing
         #expect(!r.arrivedWhole(c, number: second))
     }
 }
+
+@Suite struct HTTPDateTests {
+    /// The Date header alarm-web's own server sets (Hummingbird's Application did before #42).
+    @Test func imfFixdate() {
+        #expect(HTTPDate.text(secondsSince1970: 0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDate.text(secondsSince1970: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.text(secondsSince1970: 951_782_400) == "Tue, 29 Feb 2000 00:00:00 GMT")
+        #expect(HTTPDate.text(secondsSince1970: 1_798_761_599) == "Thu, 31 Dec 2026 23:59:59 GMT")
+    }
+}

@@ -15,9 +15,15 @@ final class WebHarness: AlarmdHarness, @unchecked Sendable {
     var daemonLog: String { log }
     var http: RawHTTP { RawHTTP(port: port, token: token) }
 
-    init(withDaemon: Bool, config extra: String = "") throws {
+    /// `activated`: alarm-web is started as systemd starts it from `alarm-web.socket`, by
+    /// `SocketActivator` (which holds one [::] socket for both families and starts alarm-web
+    /// again whenever it exits).
+    let activated: Bool
+
+    init(withDaemon: Bool, config extra: String = "", listen: String = "127.0.0.1:0", activated: Bool = false) throws {
+        self.activated = activated
         try super.init(name: "alarm-web", audio: withDaemon ? .pulseSink("alarmweb") : .device("pulse"))
-        try setConfig("ring = 30s\nweb_listen = 127.0.0.1:0\nweb_token_file = \(root)/web-token\n\(extra)")
+        try setConfig("ring = 30s\nweb_listen = \(listen)\nweb_token_file = \(root)/web-token\n\(extra)")
         let made = try cli("web-token", "--rotate")
         guard made.status == 0 else { throw RawHTTP.Failed(description: "alarm web-token --rotate: \(made.stderr)") }
         token = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -28,13 +34,20 @@ final class WebHarness: AlarmdHarness, @unchecked Sendable {
     /// Starts alarm-web and reads the port it bound from its log.
     func startWeb() throws {
         web = try Spawned(
-            "/bin/sh", ["-c", "exec \"$0\" >> \"$1\" 2>&1", Self.webBinary, webLogPath],
+            "/bin/sh",
+            activated
+                ? [
+                    "-c", "exec /usr/bin/perl -e \"$2\" \"$0\" >> \"$1\" 2>&1", Self.webBinary, webLogPath,
+                    SocketActivator.script,
+                ]
+                : ["-c", "exec \"$0\" >> \"$1\" 2>&1", Self.webBinary, webLogPath],
             environment: environment)
         let found = try waitUntil(timeout: 30, poll: 0.05) {
             if let w = web, !w.isRunning { throw RawHTTP.Failed(description: "alarm-web exited: \(webLog)") }
             guard
                 let range = webLog.range(
-                    of: #"listening on http://(127\.0\.0\.1|\[[0-9a-f:]*\]):(\d+)/"#, options: .regularExpression)
+                    of: #"listening on http://(127\.0\.0\.1|0\.0\.0\.0|\[[0-9a-f:]*\]):(\d+)/"#,
+                    options: .regularExpression)
             else { return false }
             port = Int(webLog[range].split(separator: ":").last!.dropLast()) ?? 0
             return true

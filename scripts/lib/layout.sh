@@ -62,7 +62,7 @@ alarm_docs() {
 
 # alarm-web's files: scripts/build-deb moves them into the package alarm-web.
 alarm_web_files() {
-    printf '%s\n' "$BINDIR/alarm-web" "$UNITDIR/alarm-web.service" "$MANDIR/man8/alarm-web.8"
+    printf '%s\n' "$BINDIR/alarm-web" "$UNITDIR/alarm-web.service" "$UNITDIR/alarm-web.socket" "$MANDIR/man8/alarm-web.8"
 }
 
 # Directories that belong to alarm alone: removed by uninstall once empty.
