@@ -78,6 +78,19 @@ final class WebHarness: AlarmdHarness, @unchecked Sendable {
     override func shutdown() {
         web?.terminate()
         web = nil
+        // Under the activator, an alarm-web it started again may outlive it (the activator killed
+        // before it reaped its child: one was seen still running after a passing run, holding
+        // its socket). Each it started that still runs with this harness's directories is ended.
+        if activated {
+            for pid in SocketActivator.children(webLog) where Self.runs(pid, under: root) { kill(pid, SIGKILL) }
+        }
         super.shutdown()
+    }
+
+    /// True when process `pid` runs with `root` in its environment (this harness's own, not
+    /// another process that got the number since).
+    static func runs(_ pid: pid_t, under root: String) -> Bool {
+        guard let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+        return environ.split(separator: 0).contains { String(decoding: $0, as: UTF8.self).contains(root) }
     }
 }
