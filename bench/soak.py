@@ -255,15 +255,26 @@ class Soak:
         """One ring / snooze / re-ring / stop; returns None, or the phase that timed out."""
         d = self.d
         at = math.ceil(time.time() + self.args.lead)
-        d.cli("add", "--at", rfc3339(at), "--id", "soak", "--snooze", "%gs" % self.args.snooze, "--label", "soak %d" % k)
+        try:
+            d.cli("add", "--at", rfc3339(at), "--id", "soak", "--snooze", "%gs" % self.args.snooze, "--label", "soak %d" % k)
+        except RuntimeError as e:
+            # At a short --lead the CLI may start after the second it was given (a loaded machine):
+            # alarm refuses an instant already past, rightly. The next whole second then.
+            if "has no time after now" not in str(e):
+                raise
+            at = math.ceil(time.time() + self.args.lead)
+            d.cli("add", "--at", rfc3339(at), "--id", "soak", "--snooze", "%gs" % self.args.snooze, "--label", "soak %d" % k)
         ringing = lambda s: s.get("state") == "ringing" and s.get("alarm") == "soak"
         if d.wait_status(ringing, timeout=at - time.time() + 15)[0] is None:
             return "ring"
         time.sleep(self.args.sound_for)  # let it sound: a snooze before the first frame leaves no `started`
         self.snooze()
-        if d.wait_status(lambda s: s.get("state") == "snoozed", timeout=15)[0] is None:
+        # A short snooze may be over before status.json is read again: ringing with a snooze
+        # counted is past the snoozed state too.
+        rerung = lambda s: ringing(s) and (s.get("snoozes") or 0) >= 1
+        if d.wait_status(lambda s: s.get("state") == "snoozed" or rerung(s), timeout=15)[0] is None:
             return "snooze"
-        if d.wait_status(ringing, timeout=15)[0] is None:
+        if d.wait_status(rerung, timeout=15)[0] is None:
             return "re-ring"
         time.sleep(self.args.sound_for)
         self.stop()
