@@ -262,7 +262,7 @@ import Testing
         #expect(rig.timer == at("2026-03-08T05:00:00Z"))
         rig.run(until: at("2026-03-08T05:00:01Z"))
         #expect(rig.preAlarms.map(\.scheduled) == [at("2026-03-08T11:00:00Z")])
-        #expect(rig.preAlarms.map(\.lead) == [6 * 3600])
+        #expect(rig.preAlarms.map(\.lead) == [TimeInterval(6 * 3600)])
         #expect(rig.preAlarms.first?.zoneIdentifier == "America/New_York")
     }
 
