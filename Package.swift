@@ -24,6 +24,9 @@ let package = Package(
         // the package `alarm-web`, so that the core package carries no HTTP server.
         .executable(name: "alarm-multicall", targets: ["AlarmMultiCall"]),
         .executable(name: "alarm-bench", targets: ["AlarmBench"]),
+        // The stream fetcher (issue #43): libcurl and the decoders, a binary of its own (the
+        // package `alarm-stream`), so that neither alarmd nor the package `alarm` links them.
+        .executable(name: "alarm-stream", targets: ["alarm-stream"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -112,6 +115,16 @@ let package = Package(
         // alarm-web's sign-in rules (token, sessions, CSRF, rate limit): pure, no HTTP server.
         .target(name: "AlarmWebAuth", dependencies: ["AlarmCore", "AlarmSystem"]),
 
+        // alarm-stream (issue #43): fetches a stream (libcurl), resolves playlists, strips ICY
+        // metadata, decodes (libmpg123, libvorbisfile, libopusfile) and hands float32 audio to
+        // alarmd over a Unix socket (docs/sounds.md, the wire). Links nothing of alarm's own.
+        .target(
+            name: "AlarmStream",
+            dependencies: [
+                "CCurl", "CMpg123", "CVorbisFile", "COpusFile", "CAlarmVersion",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
         // Executables: wiring only.
         .executableTarget(name: "alarm", dependencies: ["AlarmCLI"]),
         .executableTarget(name: "alarmd", dependencies: ["AlarmdCommand"]),
@@ -120,6 +133,7 @@ let package = Package(
         .executableTarget(
             name: "AlarmMultiCall", dependencies: ["AlarmCLI", "AlarmdCommand", "AlarmHooks", "AlarmButton"]),
         .executableTarget(name: "AlarmBench", dependencies: ["AlarmCore", "AlarmAudio"]),
+        .executableTarget(name: "alarm-stream", dependencies: ["AlarmStream"]),
 
         .testTarget(name: "AlarmCoreTests", dependencies: ["AlarmCore"]),
         .testTarget(name: "AlarmAudioTests", dependencies: ["AlarmAudio", "AlarmTestSupport"]),
