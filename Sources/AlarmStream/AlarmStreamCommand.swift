@@ -36,6 +36,11 @@ public struct AlarmStreamCommand: ParsableCommand {
     }
 
     public func run() throws {
+        // A parent may hand down a mask that blocks SIGTERM (a thread pool's, say): then
+        // "stop" would not stop it. None is blocked here.
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
         if let listen {
             do throws(StreamServer.Failure) {
                 try StreamServer.listen(path: listen)

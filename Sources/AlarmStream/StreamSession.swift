@@ -22,8 +22,9 @@ public struct StreamSession {
         self.audioLimit = audioLimit
     }
 
-    /// Reads the request line and serves it.
+    /// Reads the request line and serves it; then lets the client read the last frame.
     public func run() {
+        defer { finish() }
         let line: [UInt8]
         switch readRequestLine() {
         case .success(let l): line = l
@@ -38,6 +39,29 @@ public struct StreamSession {
             _ = send(StreamWire.error(error.description))
         }
     }
+
+    /// The end of a connection: no more from us (shutdown), then what the client still sends is
+    /// read and dropped until it closes (at most `lingerSeconds`). Closing with unread bytes
+    /// (a request line too long, bytes after it) would reset the connection, and the client
+    /// could lose the `E` frame it has not read yet.
+    private func finish() {
+        shutdown(output, Int32(SHUT_WR))
+        let deadline = Date().addingTimeInterval(Self.lingerSeconds)
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return }
+            var p = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+            let r = poll(&p, 1, Int32(left * 1000) + 1)
+            if r < 0 && errno == EINTR { continue }
+            guard r > 0 else { return }
+            let n = scratch.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+        }
+    }
+
+    static let lingerSeconds = 2.0
 
     /// Serves `request`: fetches on another thread, decodes and writes frames here.
     public func serve(_ request: StreamRequest) {
