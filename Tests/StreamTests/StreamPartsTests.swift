@@ -84,8 +84,13 @@ struct StreamPartsTests {
             text += [UInt8](repeating: 0, count: n * 16 - text.count)
             return [UInt8(n)] + text
         }
-        let stream: [UInt8] =
-            [1, 2, 3, 4] + block("One") + [5, 6, 7, 8] + [0] + [9, 10, 11, 12] + block("Two") + [13, 14]
+        // Built a piece at a time: one long `+` chain is too much for Swift 6.2.3's type checker.
+        var stream: [UInt8] = [1, 2, 3, 4]
+        stream += block("One")
+        stream += [5, 6, 7, 8, 0]
+        stream += [9, 10, 11, 12]
+        stream += block("Two")
+        stream += [13, 14]
         for piece in [1, 3, 7, 100] {
             var stripper = IcyMetadataStripper(interval: 4)
             var audio: [UInt8] = []
