@@ -41,7 +41,8 @@ public enum StreamWire {
     public static func error(_ message: String) -> [UInt8] { frame(.error, json(["error": message])) }
 
     /// Audio frames for interleaved samples, split so that each payload is at most
-    /// `maximumPayload` bytes and holds whole frames of `channels` samples.
+    /// `maximumPayload` bytes and holds whole frames of `channels` samples. Samples are clamped to
+    /// -1...1 (a decoder's float output of a loud master goes past full scale) and NaN is 0.
     public static func audio(_ samples: UnsafeBufferPointer<Float>, channels: Int) -> [[UInt8]] {
         let perFrame = 4 * channels
         let chunk = (maximumPayload / perFrame) * channels
@@ -52,8 +53,8 @@ public enum StreamWire {
             var payload = [UInt8](repeating: 0, count: (end - start) * 4)
             payload.withUnsafeMutableBytes { out in
                 for i in start..<end {
-                    out.storeBytes(
-                        of: samples[i].bitPattern.littleEndian, toByteOffset: (i - start) * 4, as: UInt32.self)
+                    let sample = samples[i].isNaN ? 0 : min(1, max(-1, samples[i]))
+                    out.storeBytes(of: sample.bitPattern.littleEndian, toByteOffset: (i - start) * 4, as: UInt32.self)
                 }
             }
             frames.append(frame(.audio, payload))

@@ -55,6 +55,19 @@ struct StreamPartsTests {
         #expect(frames.map { $0.count - 5 } == [5461 * 12, 5461 * 12, (12000 - 2 * 5461) * 12])
         #expect(Array(frames[0][5..<9]) == [0x00, 0x00, 0x00, 0x3F])
         #expect(frames.allSatisfy { $0[0] == 0x41 })
+        // Past full scale and NaN: clamped, and 0.
+        let loud: [Float] = [1.5, -2, .nan, -0.25]
+        let clamped = loud.withUnsafeBufferPointer { StreamWire.audio($0, channels: 2) }
+        #expect(clamped.count == 1)
+        var values: [Float] = []
+        for i in stride(from: 5, to: clamped[0].count, by: 4) {
+            var bits = UInt32(clamped[0][i])
+            bits |= UInt32(clamped[0][i + 1]) << 8
+            bits |= UInt32(clamped[0][i + 2]) << 16
+            bits |= UInt32(clamped[0][i + 3]) << 24
+            values.append(Float(bitPattern: bits))
+        }
+        #expect(values == [1, -1, 0, -0.25])
     }
 
     @Test("playlists: the kind by content type or suffix, the first stream URL")
