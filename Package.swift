@@ -24,6 +24,9 @@ let package = Package(
         // the package `alarm-web`, so that the core package carries no HTTP server.
         .executable(name: "alarm-multicall", targets: ["AlarmMultiCall"]),
         .executable(name: "alarm-bench", targets: ["AlarmBench"]),
+        // The stream fetcher (issue #43): libcurl and the decoders, a binary of its own (the
+        // package `alarm-stream`), so that neither alarmd nor the package `alarm` links them.
+        .executable(name: "alarm-stream", targets: ["alarm-stream"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -34,6 +37,11 @@ let package = Package(
         .systemLibrary(name: "CAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CLinux"),
+        // alarm-stream's: HTTP and the stream decoders.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CMpg123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
+        .systemLibrary(name: "CVorbisFile", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
+        .systemLibrary(name: "COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
         .target(name: "CAlarmVersion", cSettings: [.define("ALARM_VERSION", to: "\"\(version)\"")]),
 
         // The pure core: expressions, zones, schedule, engine. No I/O, no clock.
@@ -107,6 +115,16 @@ let package = Package(
         // alarm-web's sign-in rules (token, sessions, CSRF, rate limit): pure, no HTTP server.
         .target(name: "AlarmWebAuth", dependencies: ["AlarmCore", "AlarmSystem"]),
 
+        // alarm-stream (issue #43): fetches a stream (libcurl), resolves playlists, strips ICY
+        // metadata, decodes (libmpg123, libvorbisfile, libopusfile) and hands float32 audio to
+        // alarmd over a Unix socket (docs/sounds.md, the wire). Links nothing of alarm's own.
+        .target(
+            name: "AlarmStream",
+            dependencies: [
+                "CCurl", "CMpg123", "CVorbisFile", "COpusFile", "CAlarmVersion",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
         // Executables: wiring only.
         .executableTarget(name: "alarm", dependencies: ["AlarmCLI"]),
         .executableTarget(name: "alarmd", dependencies: ["AlarmdCommand"]),
@@ -115,6 +133,7 @@ let package = Package(
         .executableTarget(
             name: "AlarmMultiCall", dependencies: ["AlarmCLI", "AlarmdCommand", "AlarmHooks", "AlarmButton"]),
         .executableTarget(name: "AlarmBench", dependencies: ["AlarmCore", "AlarmAudio"]),
+        .executableTarget(name: "alarm-stream", dependencies: ["AlarmStream"]),
 
         .testTarget(name: "AlarmCoreTests", dependencies: ["AlarmCore"]),
         .testTarget(name: "AlarmAudioTests", dependencies: ["AlarmAudio", "AlarmTestSupport"]),
@@ -123,6 +142,9 @@ let package = Package(
         .testTarget(
             name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmState", "AlarmHooks", "AlarmTestSupport"]),
         .testTarget(name: "WebAuthTests", dependencies: ["AlarmWebAuth"]),
+        // alarm-stream: its pure parts in process, and the built binary against a real Icecast
+        // fed by ffmpeg, through a client of the wire of the tests' own.
+        .testTarget(name: "StreamTests", dependencies: ["AlarmStream", "alarm-stream", "AlarmTestSupport"]),
         // Real-audio harness shared by the test targets: a PulseAudio null sink and its recorder.
         .target(name: "AlarmTestSupport", dependencies: ["CLinux"], path: "Tests/AlarmTestSupport"),
         // Runs the built binaries as processes.

@@ -21,13 +21,15 @@ CROSS_CACHE=${CROSS_CACHE:-$repo/.build-arm64}
 CROSS_ROOTS=${CROSS_ROOTS:-/var/cache/alarm-test/cross}
 # What the compiler root holds: the compiler, and what SwiftPM runs (git, pkg-config) or links with.
 CROSS_COMPILER_PKGS=(swiftlang git pkg-config ca-certificates lld libc6-dev file)
-# What the target root holds for arm64: the -dev packages we link against, the runtime of the
+# What the target root holds for arm64: the -dev packages we link against (alarm-stream's libcurl
+# and decoders too), the runtime of the
 # tests (alsa-lib's configuration, the pulse PCM for the null-sink tests) and what packages
 # (dpkg-shlibdeps). No zone data: under qemu the arm64 programs then read the host's, the same
 # files the native tests and the host's zic and Python read.
 CROSS_TARGET_PKGS=(dpkg-dev file
     libc6-dev:arm64 libgcc-14-dev:arm64 libstdc++-14-dev:arm64 libasound2-dev:arm64 libsndfile1-dev:arm64
-    libasound2-plugins:arm64 libasound2-data)
+    libasound2-plugins:arm64 libasound2-data
+    libcurl4-openssl-dev:arm64 libmpg123-dev:arm64 libvorbis-dev:arm64 libopusfile-dev:arm64)
 CROSS_TRIPLE=aarch64-unknown-linux-gnu
 
 cross_say() { echo "cross: $*" >&2; }
@@ -78,6 +80,39 @@ cross_locked() {
     return "$status"
 }
 
+# A root in use is never removed (a root for another package list, say a branch's, was made beside
+# it while a build ran on it: the build failed on a root deleted under it). Each process that
+# sources this file holds a shared lock on $CROSS_ROOTS/.use-KIND-KEY for the roots of its own
+# keys, for as long as it (or a child it started) runs; a root is removed only by whoever holds
+# that lock exclusively (cross_remove_unused). Taking the shared lock waits for a removal under way.
+cross_hold_roots() {
+    local kind key fd
+    mkdir -p "$CROSS_ROOTS" 2> /dev/null || return 0
+    for kind in compiler target; do
+        if [ "$kind" = compiler ]; then key=$(cross_key sid "${CROSS_COMPILER_PKGS[@]}"); else key=$(cross_key trixie "${CROSS_TARGET_PKGS[@]}"); fi
+        exec {fd}> "$CROSS_ROOTS/.use-$kind-$key" || return 0
+        flock -s "$fd"
+    done
+}
+
+# cross_remove_unused KIND KEEP: removes the roots of KIND (compiler, target) other than KEEP that
+# no process holds (cross_hold_roots); says which it kept.
+cross_remove_unused() {
+    local kind=$1 keep=$2 other key fd
+    for other in "$CROSS_ROOTS/$kind"-*; do
+        [ -d "$other" ] && [ "$other" != "$keep" ] || continue
+        key=${other##*/"$kind"-}
+        exec {fd}> "$CROSS_ROOTS/.use-$kind-$key"
+        if flock -n -x "$fd"; then
+            rm -rf "$other" "$other.log"
+            cross_say "removed the $kind root $other (no build uses it)"
+        else
+            cross_say "kept the $kind root $other: a build is using it"
+        fi
+        exec {fd}>&-
+    done
+}
+
 # cross_compiler_root: the path of the sid root with swiftlang, built when missing.
 cross_compiler_root() {
     local key dir
@@ -89,7 +124,8 @@ cross_compiler_root() {
 cross_make_compiler_root() {
     local dir=$1
     if [ ! -f "$dir/.done" ]; then
-        rm -rf "$CROSS_ROOTS"/compiler-*
+        rm -rf "$dir"
+        cross_remove_unused compiler "$dir"
         cross_say "building the compiler root (sid amd64, Debian's swiftlang) in $dir"
         # (arm64 as a foreign architecture: apt-get download fetches the arm64 Swift runtime here.)
         cross_mmdebstrap sid "$dir" "${CROSS_COMPILER_PKGS[@]}"
@@ -118,7 +154,8 @@ cross_target_root() {
 cross_make_target_root() {
     local dir=$1 compiler=$2 log ver
     if [ ! -f "$dir/.done" ] || ! cmp -s "$dir/.swift-version" "$compiler/.swift-version"; then
-        rm -rf "$CROSS_ROOTS"/target-*
+        rm -rf "$dir"
+        cross_remove_unused target "$dir"
         log=$dir.log
         cross_say "building the target root (trixie amd64 + arm64 libraries) in $dir"
         cross_mmdebstrap trixie "$dir" "${CROSS_TARGET_PKGS[@]}"
@@ -188,8 +225,12 @@ cross_swift_build() {
     sdk=$(cross_target_root)
     local rel=${CROSS_CACHE#"$repo"/}
     [ "$rel" != "$CROSS_CACHE" ] || cross_die "CROSS_CACHE ($CROSS_CACHE) must be inside the checkout ($repo)"
+    # SwiftPM reads .pc files itself, from PKG_CONFIG_PATH (not PKG_CONFIG_LIBDIR, which the
+    # pkg-config program reads): both name the target root's, so that a library whose headers
+    # are in a directory of their own (opusfile: include/opus) is found there, at /sdk.
+    local pc=/sdk/usr/lib/aarch64-linux-gnu/pkgconfig:/sdk/usr/share/pkgconfig
     CROSS_SDK=$sdk \
-        CROSS_ENV="ALARM_WEB=${ALARM_WEB:-1} ALARM_VERSION=${ALARM_VERSION:-} PKG_CONFIG_SYSROOT_DIR=/sdk PKG_CONFIG_LIBDIR=/sdk/usr/lib/aarch64-linux-gnu/pkgconfig:/sdk/usr/share/pkgconfig" \
+        CROSS_ENV="ALARM_WEB=${ALARM_WEB:-1} ALARM_VERSION=${ALARM_VERSION:-} PKG_CONFIG_SYSROOT_DIR=/sdk PKG_CONFIG_LIBDIR=$pc PKG_CONFIG_PATH=$pc" \
         cross_in "$compiler" /src swift build --force-resolved-versions --scratch-path "/src/$rel/$scratch" \
         --triple "$CROSS_TRIPLE" --sdk /sdk -Xswiftc -sdk -Xswiftc /sdk \
         -Xswiftc -resource-dir -Xswiftc "/sdk/usr/lib/$resources" -Xswiftc -use-ld=lld "$@"
@@ -295,3 +336,6 @@ INNER
     rm -f "$inner" "$gate"
     return "$status"
 }
+
+# This process's roots are held from here on (see cross_hold_roots).
+cross_hold_roots

@@ -1,0 +1,3 @@
+import AlarmStream
+
+AlarmStreamCommand.main()
