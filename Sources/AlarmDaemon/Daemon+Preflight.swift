@@ -73,7 +73,10 @@ extension Daemon {
             schedulePreflight(now: now)
             return
         }
-        let report = Preflight(config: config, probes: LivePreflightProbes(sounds: sounds, asDaemon: true)).report(
+        var probes = LivePreflightProbes(sounds: sounds, asDaemon: true)
+        probes.streamSocket = config.streamSocket
+        probes.streamTimeout = config.streamTimeout
+        let report = Preflight(config: config, probes: probes).report(
             .alarm(alarm, at: next.at), daemon: .running(lastStatus), system: systemZoneFacts(), now: now)
         preflight.ring = next
         preflight.lastCheck = now

@@ -11,6 +11,9 @@ final class Inbox: @unchecked Sendable {
         case event(EngineEvent.Kind)
         /// The first frame went to `device` (on `card`): for the volume floor.
         case firstFrame(device: String, card: Int?)
+        /// The ring's stream failed (issue #43): `sound` (nil: the default tone) plays instead,
+        /// `reason` says why.
+        case streamFallback(sound: String?, reason: String)
     }
     struct Posted {
         var item: Item

@@ -263,7 +263,11 @@ extension Engine {
         r.reason = reason
         r.retryAt = nil
         state.ring = .ringing(r)
-        if let reason { fx.log(.warning, "\(Self.name(r.occurrence.alarm)): playing the default tone: \(reason)") }
+        if let reason {
+            fx.log(
+                .warning,
+                "\(Self.name(r.occurrence.alarm)): playing \(sound.map { "'\($0)'" } ?? "the default tone"): \(reason)")
+        }
     }
 
     mutating func playbackFailed(reason: String, now: Date, _ fx: inout Effects) {
