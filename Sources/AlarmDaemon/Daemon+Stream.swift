@@ -18,8 +18,7 @@ extension Daemon {
     }
 
     func startStream(_ request: RingRequest, url: String) {
-        let fallbackName = request.alarm.flatMap { id in engine.alarms.first { $0.id == id }?.fallbackSound }
-        let fallback = sounds.choose(fallbackName)
+        let fallback = sounds.choose(request.fallbackSound)
         let playing =
             (fallback.name ?? "the default tone") + (fallback.problem.map { " (the fallback sound: \($0))" } ?? "")
         let stream = LiveStream(url: url, socketPath: config.streamSocket, timeout: config.streamTimeout)

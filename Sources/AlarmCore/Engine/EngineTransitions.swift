@@ -342,7 +342,7 @@ extension Engine {
             deadline: now.addingTimeInterval(length), firstFrame: nil, playing: nil, reason: nil, failed: false,
             retryAt: nil, snoozedFor: nil, volumeFrom: a.volumeFrom ?? settings.volumeFrom,
             maxSnoozes: a.maxSnoozes.map { $0.count } ?? settings.maxSnoozes,
-            whenIgnored: a.whenIgnored ?? settings.whenIgnored)
+            whenIgnored: a.whenIgnored ?? settings.whenIgnored, fallbackSound: a.fallbackSound)
     }
 
     func newEpisode(_ r: Ringing, now: Date, late: Bool) -> Ringing {
@@ -364,7 +364,8 @@ extension Engine {
     func request(_ r: Ringing) -> RingRequest {
         RingRequest(
             alarm: r.occurrence.alarm, label: r.label, sound: r.sound, volume: r.volume, fadeIn: r.fadeIn,
-            scheduled: r.occurrence.scheduled, late: r.late, volumeFrom: r.volumeFrom ?? 0)
+            scheduled: r.occurrence.scheduled, late: r.late, volumeFrom: r.volumeFrom ?? 0,
+            fallbackSound: r.fallbackSound)
     }
 
     /// Marks of alarms no longer stored are kept (an alarm removed and re-added must not ring
