@@ -1,5 +1,6 @@
 /// The audio of a ring as an endless (or bounded) sequence of 16-bit frames: clip, pause, clip, …
-/// with the loudness envelope applied. Pure; the position survives a change of device.
+/// with the loudness envelope applied; or a stream's audio as it comes, then the clip once the
+/// stream failed (`live`). Pure for a clip; the position survives a change of device.
 struct Timeline {
     let clip: AudioClip
     let loudness: Loudness
