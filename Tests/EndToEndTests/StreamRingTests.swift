@@ -73,6 +73,29 @@ struct StreamRingTests {
         #expect(entry["reason"] == nil || entry["reason"] is NSNull, "\(entry)")
     }
 
+    @Test("--fade-in and --volume apply to a stream: quiet at first, then the volume's share of its level")
+    func fadeIn() throws {
+        let server = try FakeStreamServer(mode: "sine", frequency: 660)
+        let h = try harness(socket: server.socketPath)
+        defer { h.shutdown() }
+        let added = try h.cli(
+            "add", "--in", "2s", "--id", "radio", "--sound", Self.url, "--fade-in", "3s", "--volume", "80")
+        #expect(added.status == 0, "\(added.stderr)")
+        let onset = try #require(
+            h.recorder.waitForSound(threshold: 300, from: h.recorder.count, timeout: 20), "nothing heard: \(h.log)")
+        #expect(h.wait(15) { h.recorder.count >= onset + 5 * h.rate })
+        let s = h.recorder.samples
+        // Peak of 0.1 s at t seconds after the onset, as a share of the stream's own amplitude (0.5).
+        func level(_ t: Double) -> Double {
+            let a = onset + Int(t * Double(h.rate))
+            return Double(Recording.peak(s[a..<(a + h.rate / 10)])) / (0.5 * 32767)
+        }
+        #expect(level(0.1) < 0.5 * level(4.5), "early \(level(0.1)), late \(level(4.5))")
+        #expect(level(1.0) < level(2.0), "rising: \(level(1.0)), \(level(2.0))")
+        #expect(abs(level(4.5) - 0.8) < 0.06, "after the fade: \(level(4.5))")
+        #expect(try h.cli("stop").status == 0)
+    }
+
     @Test("the stream stalls after 3 s: the default tone within stream_timeout + 1 s, never stream_timeout of silence")
     func stall() throws {
         let server = try FakeStreamServer(mode: "stall", seconds: 3, frequency: 660)
