@@ -177,7 +177,12 @@ public final class Daemon {
         }
         _ = try loop.register(wake.descriptor, name: "the player's wake-up") { [unowned self] _ in
             try wake.drain()
-            for posted in inbox.take() where posted.generation == ringGeneration {
+            for posted in inbox.take() {
+                if case .streamProbed(let url, let outcome) = posted.item {
+                    streamProbed(url, outcome)
+                    continue
+                }
+                guard posted.generation == ringGeneration else { continue }
                 switch posted.item {
                 case .event(let kind):
                     handle(kind, now: posted.at)
@@ -185,6 +190,7 @@ public final class Daemon {
                 case .firstFrame(let device, let card):
                     if let note = volumeFloor.raise(pcm: device, card: card) { handle(.mixerRaised(note)) }
                 case .streamFallback(let sound, let reason): streamFellBack(sound: sound, reason: reason)
+                case .streamProbed: break
                 }
             }
         }

@@ -22,6 +22,9 @@ public struct LivePreflightProbes: PreflightProbes {
     /// `stream_timeout`): a stream sound is checked by decoding a second of it (issue #43).
     public var streamSocket = "/run/alarm-stream/socket"
     public var streamTimeout: TimeInterval = 5
+    /// The outcome of a stream's probe when the caller has it already (alarmd probes on a thread
+    /// of its own); nil: probed here.
+    public var streamOutcome: (@Sendable (String) -> StreamProbe.Outcome)? = nil
 
     public init(sounds: SoundLibrary, asDaemon: Bool) {
         self.sounds = sounds
@@ -126,7 +129,8 @@ public struct LivePreflightProbes: PreflightProbes {
         case .one(let name): return sound(named: name)
         case .stream(let url):
             let tone = DefaultTone.clip()
-            switch StreamProbe.probe(url: url, socketPath: streamSocket, timeout: streamTimeout) {
+            switch streamOutcome?(url) ?? StreamProbe.probe(url: url, socketPath: streamSocket, timeout: streamTimeout)
+            {
             case .plays(let detail): return (.plays(name: url, detail: detail), tone.channels, tone.sampleRate)
             case .fails(let why): return (.streamFails(url: url, problem: why), tone.channels, tone.sampleRate)
             }
