@@ -43,8 +43,10 @@ struct CheckCommand: ParsableCommand {
         let (running, why) = daemonRunning(ctx)
         let status = readStatus(ctx)
         let daemon: CheckFacts.Daemon = running ? .running(status) : .notRunning(why: why ?? "alarmd is not running")
-        let preflight = Preflight(
-            config: config, probes: LivePreflightProbes(sounds: config.soundLibrary.decodingSafely, asDaemon: false))
+        var probes = LivePreflightProbes(sounds: config.soundLibrary.decodingSafely, asDaemon: false)
+        probes.streamSocket = config.streamSocket
+        probes.streamTimeout = config.streamTimeout
+        let preflight = Preflight(config: config, probes: probes)
         let system = Preflight.SystemZoneFacts(
             zone: ctx.zone, known: SystemZone.resolve(config) != nil, source: zoneSource(config))
 

@@ -71,10 +71,17 @@ struct Ring: ParsableCommand {
             To hear a sound on another device, without alarmd, use alarm play --device.
             """)
     @OptionGroup var options: PathSettingsOptions
-    @Option(help: "The sound file name (default: the built-in tone).") var sound: String?
+    @Option(
+        help: ArgumentHelp(
+            "The sound file name, or an http or https stream URL (default: the config's sound, else the built-in tone).",
+            valueName: "name|url"))
+    var sound: String?
 
     func validate() throws {
-        if let sound, sound.contains("\n") || sound.isEmpty { throw ValidationError("--sound must be a file name") }
+        if let sound, sound.contains("\n") || sound.isEmpty {
+            throw ValidationError("--sound must be a file name or a stream URL")
+        }
+        if let sound, let problem = SoundSpec.problem(sound) { throw ValidationError("--sound: \(problem)") }
     }
 
     func run() throws {

@@ -70,6 +70,7 @@ extension Alarm {
         }
         if let w = whenIgnored { parts.append("when ignored: \(w.rawValue)") }
         if let p = preAlarm { parts.append("pre-alarm \(p)") }
+        if let f = fallbackSound { parts.append("fallback \(f)") }
         return parts.joined(separator: ", ")
     }
 }

@@ -17,6 +17,10 @@ struct PreflightState {
     var warnings: [String] = []
     /// When the timer is armed for (nil: disarmed), so an unchanged instant is not re-armed.
     var armedAt: Date?
+    /// Issue #43: the stream being probed on a thread of its own, and the result of the last
+    /// probe, taken by the check it was made for.
+    var streamProbing: String?
+    var streamProbed: (url: String, outcome: StreamProbe.Outcome)?
 }
 
 /// The pre-flight (issue #11): `preflight` (default 10 min) before each ring, alarmd runs the
@@ -73,12 +77,46 @@ extension Daemon {
             schedulePreflight(now: now)
             return
         }
-        let report = Preflight(config: config, probes: LivePreflightProbes(sounds: sounds, asDaemon: true)).report(
+        var probes = LivePreflightProbes(sounds: sounds, asDaemon: true)
+        probes.streamSocket = config.streamSocket
+        probes.streamTimeout = config.streamTimeout
+        // A stream (issue #43) is probed on a thread of its own: a second of audio, or up to
+        // stream_timeout without any, is too long to hold the loop (a stop, a snooze). The check
+        // runs again with the result when it comes.
+        if let url = (alarm.sound ?? config.sound).flatMap({ SoundSelection($0).streamURL }) {
+            guard let probed = preflight.streamProbed, probed.url == url else {
+                probeStream(url)
+                return
+            }
+            preflight.streamProbed = nil
+            probes.streamOutcome = { _ in probed.outcome }
+        }
+        let report = Preflight(config: config, probes: probes).report(
             .alarm(alarm, at: next.at), daemon: .running(lastStatus), system: systemZoneFacts(), now: now)
         preflight.ring = next
         preflight.lastCheck = now
         setPreflightWarnings(report.problems, for: next)
         schedulePreflight(now: now)
+    }
+
+    private func probeStream(_ url: String) {
+        guard preflight.streamProbing != url else { return }
+        preflight.streamProbing = url
+        let (socket, timeout, inbox, wake) = (config.streamSocket, config.streamTimeout, inbox, wake)
+        startThread(named: "alarm-preflight") {
+            let outcome = StreamProbe.probe(url: url, socketPath: socket, timeout: timeout)
+            // Not bound to a ring: taken whatever rang meanwhile (the loop checks again).
+            inbox.post(.streamProbed(url: url, outcome: outcome), at: Date(), generation: -1)
+            wake.signal()
+        }
+    }
+
+    /// The probe of `url` ended: the check it was made for runs now.
+    func streamProbed(_ url: String, _ outcome: StreamProbe.Outcome) {
+        guard preflight.streamProbing == url else { return }
+        preflight.streamProbing = nil
+        preflight.streamProbed = (url, outcome)
+        runPreflight()
     }
 
     /// Logs the problems that are new (and writes a `preflight-warning` event for each), says

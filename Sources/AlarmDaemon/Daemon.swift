@@ -177,13 +177,20 @@ public final class Daemon {
         }
         _ = try loop.register(wake.descriptor, name: "the player's wake-up") { [unowned self] _ in
             try wake.drain()
-            for posted in inbox.take() where posted.generation == ringGeneration {
+            for posted in inbox.take() {
+                if case .streamProbed(let url, let outcome) = posted.item {
+                    streamProbed(url, outcome)
+                    continue
+                }
+                guard posted.generation == ringGeneration else { continue }
                 switch posted.item {
                 case .event(let kind):
                     handle(kind, now: posted.at)
                     if case .playbackFailed(let reason) = kind { runFallbackCommand(reason: reason) }
                 case .firstFrame(let device, let card):
                     if let note = volumeFloor.raise(pcm: device, card: card) { handle(.mixerRaised(note)) }
+                case .streamFallback(let sound, let reason): streamFellBack(sound: sound, reason: reason)
+                case .streamProbed: break
                 }
             }
         }
@@ -308,8 +315,12 @@ public final class Daemon {
             pendingPlayer = nil
         }
         ringGeneration += 1
+        if let url = streamURL(of: request) {
+            startStream(request, url: url)
+            return
+        }
         // A list or `*`: picked here, once for this ring; what plays is what history records.
-        let choice = sounds.choose(request.sound, random: UInt64.random(in: .min ... .max))
+        let choice = sounds.choose(request.sound ?? config.sound, random: UInt64.random(in: .min ... .max))
         let reason = choice.problem?.description
         if let reason { logger.warning("\(request.alarm ?? "ring"): \(reason); playing the default tone") }
         let relay = PlaybackRelay(inbox: inbox, wake: wake, sound: choice.name, reason: reason)

@@ -1,3 +1,4 @@
+import AlarmAudio
 import AlarmState
 import AlarmCore
 import AlarmSystem
@@ -11,6 +12,11 @@ final class Inbox: @unchecked Sendable {
         case event(EngineEvent.Kind)
         /// The first frame went to `device` (on `card`): for the volume floor.
         case firstFrame(device: String, card: Int?)
+        /// The ring's stream failed (issue #43): `sound` (nil: the default tone) plays instead,
+        /// `reason` says why.
+        case streamFallback(sound: String?, reason: String)
+        /// The pre-flight's probe of a stream ended (any generation).
+        case streamProbed(url: String, outcome: StreamProbe.Outcome)
     }
     struct Posted {
         var item: Item

@@ -48,21 +48,43 @@ final class PlaybackRelay: @unchecked Sendable {
     /// Why the default tone plays in place of the sound asked for.
     let reason: String?
 
+    /// What plays now: `sound` and `reason` until a stream fails (issue #43), its fallback after.
+    private let playing: Mutex<(sound: String?, reason: String?, firstFrame: Bool)>
+
     init(inbox: Inbox, wake: EventFD, sound: String?, reason: String?) {
         self.inbox = inbox
         self.wake = wake
         self.sound = sound
         self.reason = reason
+        self.playing = Mutex((sound, reason, false))
     }
 
     func started(_ s: PlaybackStarted) {
+        let now = playing.withLock { p in
+            p.firstFrame = true
+            return (p.sound, p.reason)
+        }
         // A device that refused the clip's rate or channels plays the default tone instead.
         deliver(
             [
-                .event(.playbackStarted(sound: s.substitution == nil ? sound : nil, reason: s.substitution ?? reason)),
+                .event(.playbackStarted(sound: s.substitution == nil ? now.0 : nil, reason: s.substitution ?? now.1)),
                 // The volume floor, on the loop's thread: the mixer of the card that plays.
                 .firstFrame(device: s.device, card: s.card),
             ], at: s.date)
+    }
+
+    /// The stream failed and `sound` (nil: the default tone) plays for the rest of the ring. Once
+    /// a frame was heard the engine learns it now; before, the first frame (of the fallback)
+    /// carries it.
+    func streamFailed(sound: String?, reason: String) {
+        let heard = playing.withLock { p in
+            p.sound = sound
+            p.reason = reason
+            return p.firstFrame
+        }
+        var items: [Inbox.Item] = [.streamFallback(sound: sound, reason: reason)]
+        if heard { items.insert(.event(.playbackStarted(sound: sound, reason: reason)), at: 0) }
+        deliver(items, at: Date())
     }
 
     func failed(_ failure: String) { deliver([.event(.playbackFailed(reason: failure))], at: Date()) }
@@ -91,7 +113,8 @@ final class PlaybackRelay: @unchecked Sendable {
 extension Daemon {
     /// After every event: keeps the pre-roll in step with the engine's next ring.
     func planPreroll(now: Date = Date()) {
-        let want = engine.upcomingRing(now: now, zone: zone)
+        // A stream is not pre-rolled (issue #43): its connection is made when it rings.
+        let want = engine.upcomingRing(now: now, zone: zone).flatMap { streamURL(of: $0) == nil ? $0 : nil }
         if let p = preroll, let want, Preroll.same(p.request, want) {
             // Still the one.
         } else {
@@ -120,7 +143,7 @@ extension Daemon {
         let r = p.request
         // A list or `*` is picked here, once: the ring adopts this player, and its first frame
         // reports this name, so history and events name the sound that was heard.
-        let choice = sounds.choose(r.sound, random: UInt64.random(in: .min ... .max))
+        let choice = sounds.choose(r.sound ?? config.sound, random: UInt64.random(in: .min ... .max))
         let log = logger
         let pre = AlarmPlayer(devices: (pendingPlayer ?? player).devices, log: { line in log.warning("\(line)") })
         let relay = PlaybackRelay(inbox: inbox, wake: wake, sound: choice.name, reason: choice.problem?.description)

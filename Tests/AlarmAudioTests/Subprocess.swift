@@ -72,7 +72,14 @@ struct FilePluginDevice {
     let dir: TempDir
     var wavPath: String { dir.file("recorded.wav") }
     var environment: [String: String] {
-        ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:" + dir.file("test.conf"), "ALARM_DEVICE": ""]
+        // No sound server: a PULSE_SERVER this test process exports for a suite run alongside
+        // (StopSilenceTests, HungServerTests: process-wide, and HungServerTests hangs its server)
+        // would make alsa-lib's pulse hook turn `default` into that server, as CheckHarness says;
+        // the child's `default` then failed with snd_pcm_wait EIO in a run of the whole target.
+        [
+            "ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:" + dir.file("test.conf"), "ALARM_DEVICE": "",
+            "PULSE_SERVER": "unix:" + dir.file("no-pulse-server"),
+        ]
     }
 
     init(recordDefault: Bool = false) {

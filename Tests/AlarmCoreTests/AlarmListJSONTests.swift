@@ -57,7 +57,8 @@ import Testing
             maxSnoozes: [nil, SnoozeLimit.unlimited, .limited(Int.random(in: 0...20, using: &rng))].randomElement(
                 using: &rng)!,
             whenIgnored: [nil, WhenIgnored.snooze, .silence].randomElement(using: &rng)!,
-            preAlarm: [nil, try? PreAlarmLeads([1800, 600]), try? PreAlarmLeads([45])].randomElement(using: &rng)!)
+            preAlarm: [nil, try? PreAlarmLeads([1800, 600]), try? PreAlarmLeads([45])].randomElement(using: &rng)!,
+            fallbackSound: maybe(label + "fallback.flac"))
     }
 
     /// Issue #12's rules, of the kind that fits the trigger.
@@ -111,6 +112,7 @@ import Testing
                 case maxSnoozes = "max_snoozes"
                 case whenIgnored = "when_ignored"
                 case preAlarm = "pre_alarm"
+                case fallbackSound = "fallback_sound"
             }
             func encode(to encoder: Encoder) throws {
                 try alarm.encode(to: encoder)
@@ -121,6 +123,7 @@ import Testing
                 if alarm.maxSnoozes == nil { try c.encodeNil(forKey: .maxSnoozes) }
                 if alarm.whenIgnored == nil { try c.encodeNil(forKey: .whenIgnored) }
                 if alarm.preAlarm == nil { try c.encodeNil(forKey: .preAlarm) }
+                if alarm.fallbackSound == nil { try c.encodeNil(forKey: .fallbackSound) }
             }
         }
         let zones = try ["UTC", "Europe/Berlin", "America/St_Johns", "Asia/Kolkata"].map { try Zones.zone(named: $0) }
@@ -323,6 +326,7 @@ import Testing
             ("volume_from", a.volumeFrom.map { .number("\($0)") } ?? .null),
             ("when_ignored", str(a.whenIgnored?.rawValue)),
             ("pre_alarm", str(a.preAlarm?.description)),
+            ("fallback_sound", str(a.fallbackSound)),
         ]
         switch a.maxSnoozes {
         case .limited(let n)?: out.append(("max_snoozes", .number("\(n)")))

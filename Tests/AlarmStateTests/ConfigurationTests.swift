@@ -270,6 +270,55 @@ struct ConfigurationTests {
     }
 }
 
+extension ConfigurationTests {
+    @Test("issue #43 keys: sound (a file, a list, '*' or a stream URL), stream_timeout (5 s), stream_socket")
+    func streamKeys() throws {
+        let d = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("")])
+        #expect(d.sound == nil)
+        #expect(d.streamTimeout == 5)
+        #expect(d.streamSocket == "/run/alarm-stream/socket")
+        let c = try Configuration.resolve(environment: [
+            "ALARM_CONFIG": try tempFile(
+                "sound = http://radio.example:8000/live.mp3\nstream_timeout = 8s\nstream_socket = /tmp/s/socket\n")
+        ])
+        #expect(c.sound == "http://radio.example:8000/live.mp3")
+        #expect(c.streamTimeout == 8)
+        #expect(c.streamSocket == "/tmp/s/socket")
+        #expect(
+            try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile("sound = a.wav, b.flac\n")]).sound
+                == "a.wav, b.flac")
+        let refused: [(String, String)] = [
+            ("sound = ftp://radio.example/a.mp3", "only http and https streams are played"),
+            ("sound = http://radio.example/a b.mp3", "cannot contain spaces"),
+            ("sound = ../a.wav", "contains '/'"),
+            ("stream_timeout = 0", "stream_timeout"),
+            ("stream_timeout = 2m", "between 1s and 60s"),
+            ("stream_socket = run/socket", "absolute path"),
+        ]
+        for (line, words) in refused {
+            do {
+                _ = try Configuration.resolve(environment: ["ALARM_CONFIG": try tempFile(line + "\n")])
+                Issue.record("'\(line)' was taken")
+            } catch {
+                #expect("\(error)".contains(words), "\(line): \(error)")
+            }
+        }
+    }
+
+    @Test("SoundSpec: what --sound, the config and alarm-web take, and --fallback-sound's single name")
+    func soundSpec() {
+        #expect(SoundSpec.problem("https://r.example/live.ogg") == nil)
+        #expect(SoundSpec.problem("chime.flac") == nil)
+        #expect(SoundSpec.problem("*") == nil)
+        #expect(SoundSpec.problem("ftp://r.example/a")?.contains("not 'ftp'") == true)
+        #expect(SoundSpec.problem(" , ")?.contains("no sound named") == true)
+        #expect(SoundSpec.fallbackProblem("chime.flac") == nil)
+        #expect(SoundSpec.fallbackProblem("a.wav,b.wav")?.contains("must be one sound file name") == true)
+        #expect(SoundSpec.fallbackProblem("http://r.example/a")?.contains("must be one sound file name") == true)
+        #expect(SoundSpec.fallbackProblem("../x.wav")?.contains("contains '/'") == true)
+    }
+}
+
 @Suite("AlarmStore and a state directory that does not exist yet")
 struct StoreDirectoryTests {
     @Test("the first add creates the state directory instead of failing on its lock file")

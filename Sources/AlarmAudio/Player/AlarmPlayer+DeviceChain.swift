@@ -64,7 +64,7 @@ extension AlarmPlayer {
         _ clip: AudioClip, loudness: Loudness, loop: Bool, maxDuration: Double?, retryForever: Bool,
         startAt: (instant: Date, window: TimeInterval)?,
         onFirstFrame: (@Sendable (PlaybackStarted) -> Void)?, lastError: inout AlsaError?,
-        onFailure: (@Sendable (String) -> Void)? = nil
+        onFailure: (@Sendable (String) -> Void)? = nil, live: LiveFeed? = nil
     ) -> PlaybackSummary {
         let tuning = locked { self.tuning }
         let stall = max(tuning.stallSeconds, 4 * Double(tuning.latencyMicros) / 1e6)
@@ -75,7 +75,7 @@ extension AlarmPlayer {
         var timeline = Timeline(
             clip: clip, loudness: loudness, loop: loop,
             pauseFrames: Int(setup.pause * Double(clip.sampleRate)),
-            endFrame: maxDuration.map { Int($0 * Double(clip.sampleRate)) })
+            endFrame: maxDuration.map { Int($0 * Double(clip.sampleRate)) }, live: live)
         var result = PlaybackSummary(device: nil, framesWritten: 0, stoppedByCaller: false)
         var firstFrame = onFirstFrame
         var failureReported = false

@@ -166,7 +166,7 @@ public final class AlarmPlayer: @unchecked Sendable {
         }
     }
 
-    private func begin(go: Bool) {
+    func begin(go: Bool) {
         stop()
         lock.lock()
         stopRequested = false
@@ -176,7 +176,7 @@ public final class AlarmPlayer: @unchecked Sendable {
         lock.unlock()
     }
 
-    private func finish(_ s: PlaybackSummary) {
+    func finish(_ s: PlaybackSummary) {
         lock.lock()
         summary = s
         running = false

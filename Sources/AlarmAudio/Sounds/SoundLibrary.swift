@@ -154,6 +154,10 @@ public struct SoundLibrary: Sendable {
         let candidates: [String]
         switch SoundSelection(spec) {
         case .one(let name): return choose(name)
+        case .stream(let url):
+            // A stream is alarmd's to ring (`AlarmPlayer.start(stream:)`), never a file's.
+            return SoundChoice(
+                clip: DefaultTone.clip(), name: nil, problem: .badName(url, why: "it is a stream, not a file"))
         case .list(let names): candidates = names
         case .any:
             candidates = names()

@@ -69,13 +69,17 @@ public struct Alarm: Hashable, Sendable {
     /// `--pre-alarm` (issue #43): a `pre-alarm` event this long before each ring that will
     /// happen, per lead; nil: the config's `pre_alarm` (none by default).
     public var preAlarm: PreAlarmLeads?
+    /// `--fallback-sound` (issue #43): the sound file that plays when the alarm's stream gives no
+    /// audio (a file name as `--sound` takes one); nil: the default tone.
+    public var fallbackSound: String?
 
     public init(
         id: String, trigger: AlarmTrigger, label: String? = nil, sound: String? = nil, once: Bool = false,
         snooze: TimeInterval? = nil, ring: TimeInterval? = nil, volume: Int? = nil, fadeIn: TimeInterval? = nil,
         skipNext: Bool = false, created: Date? = nil, every: RepeatInterval? = nil, from: ScheduleBound? = nil,
         until: ScheduleBound? = nil, skipHolidays: Bool = false, pause: Pause? = nil, volumeFrom: Int? = nil,
-        maxSnoozes: SnoozeLimit? = nil, whenIgnored: WhenIgnored? = nil, preAlarm: PreAlarmLeads? = nil
+        maxSnoozes: SnoozeLimit? = nil, whenIgnored: WhenIgnored? = nil, preAlarm: PreAlarmLeads? = nil,
+        fallbackSound: String? = nil
     ) {
         self.id = id
         self.trigger = trigger
@@ -97,6 +101,7 @@ public struct Alarm: Hashable, Sendable {
         self.maxSnoozes = maxSnoozes
         self.whenIgnored = whenIgnored
         self.preAlarm = preAlarm
+        self.fallbackSound = fallbackSound
     }
 
     /// `created` as stored: whole milliseconds, so that the value read back from the store
@@ -195,6 +200,7 @@ extension Alarm: Codable {
         case maxSnoozes = "max_snoozes"
         case whenIgnored = "when_ignored"
         case preAlarm = "pre_alarm"
+        case fallbackSound = "fallback_sound"
     }
 
     public init(from decoder: Decoder) throws {
@@ -254,6 +260,7 @@ extension Alarm: Codable {
         }
         whenIgnored = try text(.whenIgnored, WhenIgnored.parse)
         preAlarm = try text(.preAlarm, PreAlarmLeads.parse)
+        fallbackSound = try c.decodeIfPresent(String.self, forKey: .fallbackSound)
         if let problem = Self.whyRulesDoNotFit(trigger: trigger, every: every) {
             throw DecodingError.dataCorruptedError(forKey: .every, in: c, debugDescription: problem)
         }
@@ -312,6 +319,7 @@ extension Alarm: Codable {
         }
         try c.encodeIfPresent(whenIgnored, forKey: .whenIgnored)
         try c.encodeIfPresent(preAlarm?.description, forKey: .preAlarm)
+        try c.encodeIfPresent(fallbackSound, forKey: .fallbackSound)
     }
 
     /// The pause's end, when it has one.

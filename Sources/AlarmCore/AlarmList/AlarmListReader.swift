@@ -135,7 +135,7 @@ private struct TriggerBytes: Hashable {
 private enum Key: Int, CaseIterable {
     case id, at, expression, zone, label, sound, once, snooze, ring, volume, fadeIn, skipNext, created
     case every, from, until, skipHolidays, paused, pausedUntil, mode
-    case volumeFrom, maxSnoozes, whenIgnored, preAlarm
+    case volumeFrom, maxSnoozes, whenIgnored, preAlarm, fallbackSound
 
     var name: String {
         switch self {
@@ -147,6 +147,7 @@ private enum Key: Int, CaseIterable {
         case .maxSnoozes: return "max_snoozes"
         case .whenIgnored: return "when_ignored"
         case .preAlarm: return "pre_alarm"
+        case .fallbackSound: return "fallback_sound"
         default: return "\(self)"
         }
     }
@@ -185,6 +186,7 @@ private enum Key: Int, CaseIterable {
         case (11, UInt8(ascii: "m")): return eq("max_snoozes") ? .maxSnoozes : nil
         case (12, UInt8(ascii: "w")): return eq("when_ignored") ? .whenIgnored : nil
         case (9, UInt8(ascii: "p")): return eq("pre_alarm") ? .preAlarm : nil
+        case (14, _): return eq("fallback_sound") ? .fallbackSound : nil
         default: return nil
         }
     }
@@ -471,11 +473,13 @@ private struct Reader {
         }
         let whenIgnored = try text(.whenIgnored, WhenIgnored.parse)
         let preAlarm = try text(.preAlarm, PreAlarmLeads.parse)
+        let fallbackSound = try optionalString(.fallbackSound)
         return Alarm(
             id: id, trigger: trigger, label: label, sound: sound, once: once, snooze: snooze, ring: ring,
             volume: volume,
             fadeIn: fadeIn, skipNext: skipNext, created: created, every: every, from: from, until: until,
             skipHolidays: skipHolidays, pause: pausedUntil.map { .until($0) } ?? (paused ? .indefinitely : nil),
-            volumeFrom: volumeFrom, maxSnoozes: maxSnoozes, whenIgnored: whenIgnored, preAlarm: preAlarm)
+            volumeFrom: volumeFrom, maxSnoozes: maxSnoozes, whenIgnored: whenIgnored, preAlarm: preAlarm,
+            fallbackSound: fallbackSound)
     }
 }

@@ -70,7 +70,7 @@ public enum AlarmListWriter {
         _ a: Alarm, next: Next??, hasNext: Bool, created last: inout LastCreated, into out: inout JSONBytes
     ) {
         out.append("  {\n")
-        // Sorted: at, created, every, expression, fade_in, from, id, label, max_snoozes, mode, next,
+        // Sorted: at, created, every, expression, fade_in, fallback_sound, from, id, label, max_snoozes, mode, next,
         // once, paused, paused_until, pre_alarm, ring, skip_holidays, skip_next, snooze, sound, until, volume,
         // volume_from, when_ignored, zone.
         switch a.trigger {
@@ -99,6 +99,7 @@ public enum AlarmListWriter {
             out.append("\",\n")
         }
         out.member("fade_in", a.fadeIn)
+        if a.fallbackSound != nil || hasNext { out.member("fallback_sound", a.fallbackSound) }
         if let from = a.from { out.member("from", from.description) }
         out.member("id", a.id)
         out.member("label", a.label)

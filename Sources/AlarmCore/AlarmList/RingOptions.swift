@@ -60,16 +60,24 @@ public enum SnoozeLimit: Hashable, Sendable {
 }
 
 /// `--sound`: one file name, a comma-separated list of them (one is picked at random for each
-/// ring), or `*` (any playable sound of the sound directories). Pure: the pick takes its random
-/// number from the caller, so the engine and tests stay deterministic.
+/// ring), `*` (any playable sound of the sound directories), or a stream URL (issue #43, see
+/// `StreamURL`). Pure: the pick takes its random number from the caller, so the engine and tests
+/// stay deterministic.
 public enum SoundSelection: Equatable, Sendable {
     case one(String)
     case list([String])
     case any
+    /// An http or https stream (not split at commas: a URL may hold them).
+    case stream(String)
 
-    /// Splits at commas (blanks around names dropped, empty items ignored).
+    /// Splits at commas (blanks around names dropped, empty items ignored); a text with a scheme
+    /// (`http://`) is a stream.
     public init(_ text: String) {
         let t = text.trimmingBlanks()
+        if StreamURL.isStream(t) {
+            self = .stream(t)
+            return
+        }
         if t == "*" {
             self = .any
             return
@@ -82,13 +90,19 @@ public enum SoundSelection: Equatable, Sendable {
         self = names.count == 1 ? .one(names[0]) : .list(names)
     }
 
-    /// The names given (nil for `*`).
+    /// The names given (nil for `*` and a stream).
     public var names: [String]? {
         switch self {
         case .one(let n): return [n]
         case .list(let l): return l
-        case .any: return nil
+        case .any, .stream: return nil
         }
+    }
+
+    /// The stream's URL, nil for sound files.
+    public var streamURL: String? {
+        if case .stream(let url) = self { return url }
+        return nil
     }
 
     /// The order in which to try `count` candidates for one ring, from `random` (any 64-bit

@@ -18,6 +18,9 @@ public enum CheckFacts {
         case plays(name: String, detail: String)
         /// The chosen file will not play (`problem` says why): the default tone rings instead.
         case replaced(name: String, problem: String)
+        /// The stream (issue #43) gave no second of audio through alarm-stream (`problem` names
+        /// the URL and why): at the ring its fallback plays.
+        case streamFails(url: String, problem: String)
     }
 
     /// One device of the chain (the configured one, then `default`, then the first card), tried

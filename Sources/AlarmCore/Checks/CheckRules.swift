@@ -114,6 +114,11 @@ public enum CheckRules {
                 "sound", .warning,
                 "\(problem): the default tone (880 Hz beeps) plays instead; fix or replace the file (alarm sounds lists what plays)"
             )
+        case .streamFails(_, let problem):
+            return Check(
+                "sound", .warning,
+                "\(problem): if it is so at the ring, the alarm's fallback sound (else the default tone) plays instead"
+            )
         }
     }
 

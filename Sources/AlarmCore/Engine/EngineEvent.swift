@@ -102,12 +102,15 @@ public struct RingRequest: Equatable, Sendable {
     public var late: Bool
     /// The volume in percent the fade-in starts at (issue #13).
     public var volumeFrom: Int
+    /// What plays when the stream `sound` fails (issue #43); nil: the default tone.
+    public var fallbackSound: String?
 
     public init(
         alarm: String?, label: String?, sound: String?, volume: Int, fadeIn: TimeInterval, scheduled: Date, late: Bool,
-        volumeFrom: Int = 0
+        volumeFrom: Int = 0, fallbackSound: String? = nil
     ) {
         self.volumeFrom = volumeFrom
+        self.fallbackSound = fallbackSound
         self.alarm = alarm
         self.label = label
         self.sound = sound

@@ -62,6 +62,9 @@ public struct Ringing: Equatable, Sendable, Codable {
     public var maxSnoozes: Int? = nil
     /// What it does when nobody answers; nil (a state saved before): `silence`, as it did then.
     public var whenIgnored: WhenIgnored? = nil
+    /// Issue #43: what plays when the alarm's stream fails, copied from the alarm (nil: the
+    /// default tone).
+    public var fallbackSound: String? = nil
 
     var zone: Zone { Zone(identifier: zoneIdentifier) ?? Zone.utc }
 }

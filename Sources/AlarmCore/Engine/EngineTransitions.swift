@@ -263,7 +263,11 @@ extension Engine {
         r.reason = reason
         r.retryAt = nil
         state.ring = .ringing(r)
-        if let reason { fx.log(.warning, "\(Self.name(r.occurrence.alarm)): playing the default tone: \(reason)") }
+        if let reason {
+            fx.log(
+                .warning,
+                "\(Self.name(r.occurrence.alarm)): playing \(sound.map { "'\($0)'" } ?? "the default tone"): \(reason)")
+        }
     }
 
     mutating func playbackFailed(reason: String, now: Date, _ fx: inout Effects) {
@@ -338,7 +342,7 @@ extension Engine {
             deadline: now.addingTimeInterval(length), firstFrame: nil, playing: nil, reason: nil, failed: false,
             retryAt: nil, snoozedFor: nil, volumeFrom: a.volumeFrom ?? settings.volumeFrom,
             maxSnoozes: a.maxSnoozes.map { $0.count } ?? settings.maxSnoozes,
-            whenIgnored: a.whenIgnored ?? settings.whenIgnored)
+            whenIgnored: a.whenIgnored ?? settings.whenIgnored, fallbackSound: a.fallbackSound)
     }
 
     func newEpisode(_ r: Ringing, now: Date, late: Bool) -> Ringing {
@@ -360,7 +364,8 @@ extension Engine {
     func request(_ r: Ringing) -> RingRequest {
         RingRequest(
             alarm: r.occurrence.alarm, label: r.label, sound: r.sound, volume: r.volume, fadeIn: r.fadeIn,
-            scheduled: r.occurrence.scheduled, late: r.late, volumeFrom: r.volumeFrom ?? 0)
+            scheduled: r.occurrence.scheduled, late: r.late, volumeFrom: r.volumeFrom ?? 0,
+            fallbackSound: r.fallbackSound)
     }
 
     /// Marks of alarms no longer stored are kept (an alarm removed and re-added must not ring

@@ -165,8 +165,11 @@ public struct AlarmActions: Sendable {
         if let volume = alarm.volume, !(0...100).contains(volume) {
             throw ActionError(.badInput, "volume must be 0-100")
         }
-        if let sound = alarm.sound {
-            do { try SoundLibrary.checkName(sound) } catch { throw ActionError(.badInput, "sound: \(error)") }
+        if let sound = alarm.sound, let problem = SoundSpec.problem(sound) {
+            throw ActionError(.badInput, "sound: \(problem)")
+        }
+        if let fallback = alarm.fallbackSound, let problem = SoundSpec.fallbackProblem(fallback) {
+            throw ActionError(.badInput, "fallback_sound: \(problem)")
         }
         for (name, value) in [("snooze", alarm.snooze), ("ring", alarm.ring), ("fade_in", alarm.fadeIn)] {
             if let value, !(value.isFinite && value >= 0 && value <= 86400 * 366) {
@@ -179,7 +182,9 @@ public struct AlarmActions: Sendable {
             throw ActionError(
                 e.description.hasPrefix("this alarm would never ring") ? .badInput : .failed, e.description)
         }
-        let warning = alarm.sound.flatMap { ctx.config.soundLibrary.inspect($0).problem }.map {
+        let warning = alarm.sound.flatMap {
+            SoundSelection($0).streamURL == nil ? ctx.config.soundLibrary.inspect($0).problem : nil
+        }.map {
             "\($0); the default tone will ring instead"
         }
         return (try single(ctx, stored.alarm), stored.replaced, warning)
@@ -219,8 +224,8 @@ public struct AlarmActions: Sendable {
     /// `alarm ring [--sound NAME]`; `alarm status --json` after.
     public func ring(sound: String?) throws -> String {
         if let sound {
-            do { try SoundLibrary.checkName(sound) } catch { throw ActionError(.badInput, "sound: \(error)") }
-            if sound.contains("\n") { throw ActionError(.badInput, "sound must be a file name") }
+            if let problem = SoundSpec.problem(sound) { throw ActionError(.badInput, "sound: \(problem)") }
+            if sound.contains("\n") { throw ActionError(.badInput, "sound must be a file name or a stream URL") }
         }
         return try control { try .ring($0, sound: sound) }
     }

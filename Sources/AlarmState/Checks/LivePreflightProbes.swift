@@ -18,6 +18,13 @@ public struct LivePreflightProbes: PreflightProbes {
     public var timesyncFlag = "/run/systemd/timesync/synchronized"
     /// Where the kernel's sound devices are.
     public var soundDevices = "/dev/snd"
+    /// alarm-stream's socket and how long a stream may give no audio (config `stream_socket`,
+    /// `stream_timeout`): a stream sound is checked by decoding a second of it (issue #43).
+    public var streamSocket = "/run/alarm-stream/socket"
+    public var streamTimeout: TimeInterval = 5
+    /// The outcome of a stream's probe when the caller has it already (alarmd probes on a thread
+    /// of its own); nil: probed here.
+    public var streamOutcome: (@Sendable (String) -> StreamProbe.Outcome)? = nil
 
     public init(sounds: SoundLibrary, asDaemon: Bool) {
         self.sounds = sounds
@@ -120,6 +127,13 @@ public struct LivePreflightProbes: PreflightProbes {
         let names: [String]
         switch SoundSelection(spec) {
         case .one(let name): return sound(named: name)
+        case .stream(let url):
+            let tone = DefaultTone.clip()
+            switch streamOutcome?(url) ?? StreamProbe.probe(url: url, socketPath: streamSocket, timeout: streamTimeout)
+            {
+            case .plays(let detail): return (.plays(name: url, detail: detail), tone.channels, tone.sampleRate)
+            case .fails(let why): return (.streamFails(url: url, problem: why), tone.channels, tone.sampleRate)
+            }
         case .list(let list): names = list
         case .any: names = sounds.names()
         }

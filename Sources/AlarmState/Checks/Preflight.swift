@@ -45,6 +45,8 @@ public struct Preflight {
     public var mixerFloor: Int
     public var mixerControl: String?
     public var stateDir: String
+    /// What an alarm without its own sound plays (config `sound`, issue #43); nil: the default tone.
+    public var defaultSound: String?
 
     public init(config: Configuration, probes: PreflightProbes) {
         self.probes = probes
@@ -52,6 +54,7 @@ public struct Preflight {
         mixerFloor = config.mixerFloor
         mixerControl = config.mixerControl
         stateDir = config.stateDir
+        defaultSound = config.sound
     }
 
     /// Every check for `target`, in a fixed order: `alarm` (only when no ring is coming),
@@ -85,7 +88,7 @@ public struct Preflight {
 
         var format = (channels: 1, rate: 48_000)
         if let alarm {
-            let sound = probes.sound(alarm.sound)
+            let sound = probes.sound(alarm.sound ?? defaultSound)
             format = (sound.channels, sound.rate)
             checks.append(CheckRules.sound(sound.facts))
         }

@@ -38,6 +38,9 @@ extension Configuration {
         Setting(key: "max_snoozes") { $0.maxSnoozes.description },
         Setting(key: "when_ignored") { $0.whenIgnored.rawValue },
         Setting(key: "pre_alarm", value: { $0.preAlarm?.description }, unset: "none"),
+        Setting(key: "sound", value: { $0.sound }, unset: "the default tone"),
+        Setting(key: "stream_timeout") { Durations.format($0.streamTimeout) },
+        Setting(key: "stream_socket") { $0.streamSocket },
         Setting(key: "grace") { Durations.format($0.grace) },
         Setting(key: "device") { $0.device },
         Setting(

@@ -60,6 +60,15 @@ public struct Configuration: Equatable, Sendable {
     public var hooksDir = "/etc/alarm/hooks.d"
     /// How long one hook may run before it is killed (config `hook_timeout`).
     public var hookTimeout: TimeInterval = 10
+    /// Issue #43: what an alarm without its own `--sound` plays (config `sound`): a sound file
+    /// name, a comma-separated list, `*` or an http/https stream. Nil: the default tone.
+    public var sound: String? = nil
+    /// Issue #43: how long a stream may give no audio, at a ring's start or in its course, before
+    /// the fallback plays (config `stream_timeout`, 1 s to 60 s).
+    public var streamTimeout: TimeInterval = 5
+    /// Issue #43: alarm-stream's socket, through which alarmd and `alarm check` get a stream's
+    /// decoded audio (config `stream_socket`, an absolute path).
+    public var streamSocket = "/run/alarm-stream/socket"
     /// Where alarm-web listens (config `web_listen`, `HOST:PORT`): loopback unless set.
     public var webListen = "127.0.0.1:8475"
     /// alarm-web's access token (config `web_token_file`).
@@ -194,7 +203,8 @@ public struct Configuration: Equatable, Sendable {
     /// Reads `key = value` lines; `#` starts a comment. Keys: snooze, ring, volume, volume_from,
     /// fade_in, max_snoozes, when_ignored, pre_alarm, grace, device, sounds_dir, state_dir, runtime_dir,
     /// fifo_group, localtime, preflight, fallback_command, mixer_floor, mixer_control, hooks_dir,
-    /// hook_timeout, holidays, web_listen, web_token_file, web_hosts, web_connections, web_connections_per_address,
+    /// hook_timeout, sound, stream_timeout, stream_socket, holidays, web_listen, web_token_file,
+    /// web_hosts, web_connections, web_connections_per_address,
     /// button_device, button_keys, button_hold.
     mutating func apply(file path: String, base: String? = nil) throws {
         var errors: [ConfigurationError]? = nil
@@ -286,6 +296,24 @@ public struct Configuration: Equatable, Sendable {
         case "fallback_command": fallbackCommand = value
         case "hooks_dir": hooksDir = value
         case "hook_timeout": hookTimeout = try duration()
+        case "sound":
+            if value.lowercased() == "default" {
+                sound = nil
+            } else {
+                if let problem = SoundSpec.problem(value) { throw fail("sound: \(problem)") }
+                sound = value
+            }
+        case "stream_timeout":
+            let t = try duration()
+            guard t >= 1, t <= 60 else {
+                throw fail("stream_timeout must be between 1s and 60s, found '\(value)'")
+            }
+            streamTimeout = t
+        case "stream_socket":
+            guard value.hasPrefix("/"), value.utf8.count <= 107 else {
+                throw fail("stream_socket must be an absolute path of at most 107 bytes, found '\(value)'")
+            }
+            streamSocket = value
         case "holidays":
             if value.hasPrefix("/") {
                 holidays = value
