@@ -144,7 +144,8 @@ let package = Package(
         .testTarget(name: "WebAuthTests", dependencies: ["AlarmWebAuth"]),
         // alarm-stream: its pure parts in process, and the built binary against a real Icecast
         // fed by ffmpeg, through a client of the wire of the tests' own.
-        .testTarget(name: "StreamTests", dependencies: ["AlarmStream", "alarm-stream", "AlarmTestSupport"]),
+        .testTarget(
+            name: "StreamTests", dependencies: ["AlarmStream", "alarm-stream", "alarm", "alarmd", "AlarmTestSupport"]),
         // Real-audio harness shared by the test targets: a PulseAudio null sink and its recorder.
         .target(name: "AlarmTestSupport", dependencies: ["CLinux"], path: "Tests/AlarmTestSupport"),
         // Runs the built binaries as processes.
