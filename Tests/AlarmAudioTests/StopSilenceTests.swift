@@ -161,7 +161,11 @@ extension StopSilenceTests {
         #expect(resumed != nil, "sound resumed after the underrun")
         let failures = stderr.split(separator: "\n").filter { $0.contains("failed") }
         print("underrun: \(failures.isEmpty ? "the device reported none" : "\(failures)")")
-        #expect(failures.count <= 1, "\(stderr)")
+        // Each underrun the device reports is one line; a player resumed on a slow machine may
+        // run dry once more while it refills (the arm64 suite under qemu-user on a loaded machine
+        // logged two, each recovered: 252798c's CI). A recovery that does not recover leaves the
+        // sink silent (`resumed`, above); one that loops logs a line per buffer, past this bound.
+        #expect(failures.count <= 3, "\(stderr)")
         #expect(
             failures.allSatisfy {
                 $0 == "alarm: ALSA device 'pulse': snd_pcm_writei failed: Broken pipe; recovering"
