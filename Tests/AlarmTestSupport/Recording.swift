@@ -21,6 +21,33 @@ public enum Recording {
         candidates.max { power(x, at: $0, rate: rate) < power(x, at: $1, rate: rate) }!
     }
 
+    /// `x` from `from` on in 20 ms windows: "-" where the window's peak is under `quiet`, else the
+    /// frequency among `candidates` that dominates it, in whole Hz ("660").
+    public static func windows(
+        _ x: [Int16], from: Int, rate: Int, among candidates: [Double], quiet: Int = 300
+    ) -> [String] {
+        let w = rate / 50
+        var out: [String] = []
+        var i = from
+        while i + w <= x.count {
+            let window = x[i..<(i + w)]
+            out.append(peak(window) < quiet ? "-" : String(Int(dominant(window, among: candidates, rate: rate))))
+            i += w
+        }
+        return out
+    }
+
+    /// The longest run of quiet ("-") windows of `windows` in `a..<b`, in seconds.
+    public static func longestQuiet(_ w: [String], _ a: Int, _ b: Int) -> Double {
+        var longest = 0
+        var run = 0
+        for i in a..<max(a, b) {
+            run = w[i] == "-" ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        return Double(longest) * 0.02
+    }
+
     /// The largest absolute sample.
     public static func peak(_ x: ArraySlice<Int16>) -> Int { x.map { abs(Int($0)) }.max() ?? 0 }
 

@@ -19,32 +19,6 @@ struct StreamRingTests {
         return h
     }
 
-    /// The recording from `from` on in 20 ms windows: "-" quiet, else the louder of 660 and 880 Hz.
-    static func windows(_ s: [Int16], from: Int, rate: Int) -> [String] {
-        let w = rate / 50
-        var out: [String] = []
-        var i = from
-        while i + w <= s.count {
-            let x = s[i..<(i + w)]
-            out.append(
-                Recording.peak(x) < 300
-                    ? "-" : Recording.dominant(x, among: [660, 880], rate: rate) == 660 ? "660" : "880")
-            i += w
-        }
-        return out
-    }
-
-    /// The longest run of quiet windows between indices `a` and `b`, in seconds.
-    static func longestQuiet(_ w: [String], _ a: Int, _ b: Int) -> Double {
-        var longest = 0
-        var run = 0
-        for i in a..<max(a, b) {
-            run = w[i] == "-" ? run + 1 : 0
-            longest = max(longest, run)
-        }
-        return Double(longest) * 0.02
-    }
-
     func ringingEvents(_ h: DaemonHarness) -> [[String: Any]] {
         h.events().filter { $0["event"] as? String == "ringing" }
     }
@@ -109,13 +83,13 @@ struct StreamRingTests {
         var first880: Int?
         #expect(
             h.wait(20) {
-                w = Self.windows(h.recorder.samples, from: onset, rate: h.rate)
+                w = Recording.windows(h.recorder.samples, from: onset, rate: h.rate, among: [660, 880])
                 last660 = w.lastIndex(of: "660") ?? 0
                 first880 = w[last660...].firstIndex(of: "880")
                 return first880 != nil
             }, "no fallback after the stall: \(h.log)")
         let fallback = try #require(first880)
-        let quiet = Self.longestQuiet(w, last660, fallback)
+        let quiet = Recording.longestQuiet(w, last660, fallback)
         let switchTime = Double(fallback - last660) * 0.02
         #expect(Double(last660) * 0.02 >= 2, "the stream played first: \(Double(last660) * 0.02) s")
         #expect(quiet < Self.timeout, "silence of \(quiet) s before the fallback")
@@ -175,7 +149,7 @@ struct StreamRingTests {
         var w: [String] = []
         #expect(
             h.wait(10) {
-                w = Self.windows(h.recorder.samples, from: killedAt, rate: h.rate)
+                w = Recording.windows(h.recorder.samples, from: killedAt, rate: h.rate, among: [660, 880])
                 return w.contains("880")
             }, "no fallback after the server died: \(h.log)")
         let switchTime = Double(w.firstIndex(of: "880") ?? 0) * 0.02

@@ -53,32 +53,6 @@ struct StreamAlarmTests {
         return h
     }
 
-    /// The recording from `from` on in 20 ms windows: "-" quiet, else the louder of 440 and 880 Hz.
-    static func windows(_ s: [Int16], from: Int, rate: Int) -> [String] {
-        let w = rate / 50
-        var out: [String] = []
-        var i = from
-        while i + w <= s.count {
-            let x = s[i..<(i + w)]
-            out.append(
-                Recording.peak(x) < 300
-                    ? "-" : Recording.dominant(x, among: [440, 880], rate: rate) == 440 ? "440" : "880")
-            i += w
-        }
-        return out
-    }
-
-    /// The longest run of "-" in `w[a..<b]`, in seconds.
-    static func longestQuiet(_ w: [String], _ a: Int, _ b: Int) -> Double {
-        var longest = 0
-        var run = 0
-        for i in a..<max(a, b) {
-            run = w[i] == "-" ? run + 1 : 0
-            longest = max(longest, run)
-        }
-        return Double(longest) * 0.02
-    }
-
     /// Rings `url` and returns the recording's index where sound began.
     func ring(_ h: AlarmdHarness, _ url: String) throws -> Int {
         let mark = h.recorder.count
@@ -110,13 +84,13 @@ struct StreamAlarmTests {
         var fallback: Int?
         #expect(
             h.wait(20) {
-                w = Self.windows(h.recorder.samples, from: killedAt, rate: h.rate)
+                w = Recording.windows(h.recorder.samples, from: killedAt, rate: h.rate, among: [440, 880])
                 fallback = w.firstIndex(of: "880")
                 return fallback != nil
             }, "no fallback after Icecast was killed: \(h.log)")
         let first880 = try #require(fallback)
         let last440 = w[..<first880].lastIndex(of: "440") ?? 0
-        let quiet = Self.longestQuiet(w, last440, first880)
+        let quiet = Recording.longestQuiet(w, last440, first880)
         let gap = Double(first880 - last440) * 0.02
         #expect(gap < Self.timeout + 1, "the default tone came \(gap) s after the stream's last sound")
         #expect(quiet < Self.timeout, "\(quiet) s of silence before the fallback")
