@@ -9,12 +9,12 @@ import Glibc
 /// Root's `alarm` never decodes a sound file in its own process (issue #42): any member of the
 /// state directory's group may write the files of `<state dir>/sounds`, and a decoder fed a crafted
 /// file must not run with root's rights. Run as root, `alarm add --sound`, `check`, `sounds`,
-/// `sounds cut` and `play` open the file themselves, as root (read-only, a final symlink not
-/// followed, never blocking; what root cannot open is reported as before), and hand the open
-/// descriptor as stdin to a child that decodes it: this same executable (`/proc/self/exe`) run
-/// with the hidden `decode-sound` command, which becomes the user `alarm` (or `nobody` where there
-/// is no such user) before it reads a byte of it, and writes what it found on its stdout
-/// (`DecodedWire`). So a sound root may read plays wherever it lies (a checkout under a 0700
+/// `sounds cut` and `play` open the file themselves, as root (read-only, no symlink followed
+/// anywhere on the resolved path, never blocking; what root cannot open is reported as before),
+/// and hand the open descriptor as stdin to a child that decodes it: this same executable
+/// (`/proc/self/exe`) run with the hidden `decode-sound` command, which becomes the user `alarm`
+/// (or `nobody` where there is no such user) before it reads a byte of it, and writes what it
+/// found on its stdout (`DecodedWire`). So a sound root may read plays wherever it lies (a checkout under a 0700
 /// directory too), and only the decoding runs unprivileged. The parent reads at most
 /// `DecodedWire.maxBytes`, for at most `timeout` seconds, then kills it.
 ///
@@ -49,7 +49,7 @@ enum RootDecoding {
                 name: name, path: path, format: nil, duration: nil, result: .failure(.unreadable(name, detail: detail)))
         }
         let file: Int32
-        do throws(SoundProblem) { file = try SoundDecoder.open(path: path, name: name) } catch {
+        do throws(SoundProblem) { file = try SoundDecoder.openWithoutSymlinks(path: path, name: name) } catch {
             return SoundInspection(name: name, path: path, format: nil, duration: nil, result: .failure(error))
         }
         defer { close(file) }
@@ -69,7 +69,9 @@ enum RootDecoding {
     /// `SoundCutter.cut`, in a child that is not root.
     static func cut(path: String, name: String, from: Double, length: Double) throws(SoundCutter.Refusal) -> AudioClip {
         let file: Int32
-        do throws(SoundProblem) { file = try SoundDecoder.open(path: path, name: name) } catch { throw .source(error) }
+        do throws(SoundProblem) { file = try SoundDecoder.openWithoutSymlinks(path: path, name: name) } catch {
+            throw .source(error)
+        }
         defer { close(file) }
         let answer = run(["--cut-from", "\(from)", "--cut-length", "\(length)", "--", name, path], file: file)
         switch answer {

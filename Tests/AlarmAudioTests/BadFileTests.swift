@@ -173,6 +173,48 @@ struct BadFileTests {
         expectDefault(lib.choose("pipe.wav"), "unreadable", "not a regular file")
     }
 
+    @Test(
+        "root's open follows no symlink anywhere on the resolved path: a directory swapped for a symlink is refused (issue #42)"
+    )
+    func openWithoutSymlinks() throws {
+        let dir = TempDir()
+        let base = try #require(SoundLibrary.realpath(dir.path))
+        try FileManager.default.createDirectory(atPath: base + "/real", withIntermediateDirectories: true)
+        try sine(dir, "real/a.wav", seconds: 0.5)
+        func refusal(_ path: String) -> SoundProblem? {
+            do throws(SoundProblem) {
+                let fd = try SoundDecoder.openWithoutSymlinks(path: path, name: "a.wav")
+                close(fd)
+                return nil
+            } catch { return error }
+        }
+        // The resolved path opens, and decodes from the descriptor.
+        let fd = try SoundDecoder.openWithoutSymlinks(path: base + "/real/a.wav", name: "a.wav")
+        #expect(SoundDecoder.inspect(descriptor: fd, path: base + "/real/a.wav", name: "a.wav").playable)
+        // A directory of the path that is a symlink now (swapped in after the resolver's check):
+        // refused, where the plain open follows it.
+        #expect(symlink(base + "/real", base + "/link") == 0)
+        let plain = try SoundDecoder.open(path: base + "/link/a.wav", name: "a.wav")
+        close(plain)
+        let swapped = refusal(base + "/link/a.wav")
+        #expect(swapped?.kind == "unreadable", "\(String(describing: swapped))")
+        #expect(
+            swapped?.description.contains(
+                "it was opened at \(base)/real/a.wav, not at \(base)/link/a.wav: a directory of its path changed")
+                == true,
+            "\(String(describing: swapped))")
+        // The file itself a symlink, a FIFO, a missing file, a relative path, a path with ..
+        #expect(symlink(base + "/real/a.wav", base + "/real/alias.wav") == 0)
+        #expect(refusal(base + "/real/alias.wav")?.kind == "unreadable")
+        #expect(mkfifo(base + "/real/pipe.wav", 0o600) == 0)
+        #expect(refusal(base + "/real/pipe.wav")?.description.contains("not a regular file") == true)
+        #expect(refusal(base + "/real/none.wav")?.kind == "not-found")
+        #expect(refusal("real/a.wav")?.kind == "unreadable")
+        #expect(refusal(base + "/real/../real/a.wav")?.description.contains("a directory of its path changed") == true)
+        // A directory of the path that is a file.
+        #expect(refusal(base + "/real/a.wav/b.wav")?.kind == "unreadable")
+    }
+
     @Test("odd-sized extra chunks are skipped, and a CAF 'data' of unknown size (-1) runs to the end")
     func oddButValid() throws {
         let dir = TempDir()

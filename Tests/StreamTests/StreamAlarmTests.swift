@@ -63,11 +63,44 @@ struct StreamAlarmTests {
     }
 
     /// Waits until the stream has played `seconds` from `onset` and says what dominated its second half.
-    func heard(_ h: AlarmdHarness, from onset: Int, seconds: Double = 3) -> Double? {
+    func heard(_ h: AlarmdHarness, from onset: Int, seconds: Double = 3, among: [Double] = [440, 880]) -> Double? {
         let end = onset + Int(seconds * Double(h.rate))
         guard h.wait(15, { h.recorder.count >= end }) else { return nil }
         return Recording.dominant(
-            h.recorder.samples[(onset + (end - onset) / 2)..<end], among: [440, 880], rate: h.rate)
+            h.recorder.samples[(onset + (end - onset) / 2)..<end], among: among, rate: h.rate)
+    }
+
+    @Test(
+        "the config's sound a stream URL: an alarm added without --sound rings it (Vorbis, 660 Hz); alarm ring --sound URL rings that stream (MP3, 440 Hz)"
+    )
+    func configSoundAndRingNow() throws {
+        let chain = try Chain("ring-default", mounts: [.mp3, .vorbis])
+        let vorbis = chain.icecast!.url(.vorbis)
+        let mp3 = chain.icecast!.url(.mp3)
+        let h = try daemon(chain, extra: "sound = \(vorbis)\n")
+        defer { h.shutdown() }
+        let mark = h.recorder.count
+        let added = try h.cli("add", "--in", "2s", "--id", "radio")
+        #expect(added.status == 0, "\(added.stderr)")
+        let onset = try #require(
+            h.recorder.waitForSound(threshold: 1000, from: mark, timeout: 25), "nothing heard: \(h.log)")
+        #expect(heard(h, from: onset, among: [440, 660, 880]) == 660, "\(h.log)")
+        #expect(try h.cli("stop").status == 0)
+        #expect(h.wait(10) { h.history().contains { $0.string("alarm") == "radio" } }, "\(h.log)")
+        let entry = try #require(h.history().last { $0.string("alarm") == "radio" })
+        #expect(entry.string("sound") == vorbis, "\(entry)")
+        #expect(entry["reason"] == nil || entry["reason"] is NSNull, "\(entry)")
+        #expect(h.wait(10) { h.status()?["state"] as? String != "ringing" })
+
+        // Ring now, with a stream of its own.
+        let now = h.recorder.count
+        let rang = try h.cli("ring", "--sound", mp3)
+        #expect(rang.status == 0, "\(rang.stderr)")
+        let again = try #require(
+            h.recorder.waitForSound(threshold: 1000, from: now, timeout: 25), "nothing heard: \(h.log)")
+        #expect(heard(h, from: again, among: [440, 660, 880]) == 440, "\(h.log)")
+        #expect(try h.cli("stop").status == 0)
+        #expect(h.wait(10) { h.history().last?.string("sound") == mp3 }, "\(h.history())")
     }
 
     @Test("the MP3 stream rings at 440 Hz; Icecast killed mid-ring: the default tone within stream_timeout + 1 s")

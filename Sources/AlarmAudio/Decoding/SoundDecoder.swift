@@ -49,6 +49,13 @@ public enum SoundDecoder {
         try SoundFile.open(path: path, name: name)
     }
 
+    /// `open(path:name:)` following no symlink anywhere on the way, for root's `alarm` (issue #42):
+    /// `path` is absolute and already resolved, and the file opened is refused unless the kernel
+    /// says it is at `path` (a directory swapped for a symlink since it was resolved).
+    public static func openWithoutSymlinks(path: String, name: String) throws(SoundProblem) -> Int32 {
+        try SoundFile.openWithoutSymlinks(path: path, name: name)
+    }
+
     private static func inspect(
         path: String, name: String, opening: () throws(SoundProblem) -> SoundFile
     ) -> SoundInspection {

@@ -48,6 +48,42 @@ final class SoundFile {
         return fd
     }
 
+    /// `open(path:name:)` for a caller that may not follow a symlink anywhere on the way: root's
+    /// `alarm`, which opens a file of a directory the group `alarm` may write and hands it to an
+    /// unprivileged decoder (issue #42). `path` is absolute and already resolved (`realpath`), so
+    /// none of its directories is a symlink; one that is one now was swapped in since, by someone
+    /// who can write a directory of the path, to make root open another file. So the file opened
+    /// is asked where it is (`/proc/self/fd/N`, the kernel's own answer for the open file, which
+    /// no later swap changes), and refused unless that is `path`. (`openat2`'s
+    /// `RESOLVE_NO_SYMLINKS` would refuse the symlink itself, and walking the path one directory
+    /// at a time with `O_NOFOLLOW` too, but user-mode qemu, the arm64 tests', knows no `openat2`
+    /// and opens `/` in its target root.)
+    static func openWithoutSymlinks(path: String, name: String) throws(SoundProblem) -> Int32 {
+        guard path.hasPrefix("/") else { throw .unreadable(name, detail: "\(path) is not an absolute path") }
+        let fd = try open(path: path, name: name)
+        var buf = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = buf.withUnsafeMutableBufferPointer { b in
+            b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) {
+                readlink("/proc/self/fd/\(fd)", $0, b.count - 1)
+            }
+        }
+        let e = errno
+        guard n > 0 else {
+            Glibc.close(fd)
+            throw .unreadable(
+                name, detail: "where it was opened cannot be checked (/proc/self/fd: \(String(cString: strerror(e))))")
+        }
+        let opened = String(decoding: buf[0..<n], as: UTF8.self)
+        guard opened == path else {
+            Glibc.close(fd)
+            throw .unreadable(
+                name,
+                detail:
+                    "it was opened at \(opened), not at \(path): a directory of its path changed since it was resolved")
+        }
+        return fd
+    }
+
     /// Up to `count` bytes at `offset`; fewer at the end of the file, none past it.
     /// Retries EINTR; an I/O error reads as the end of the file.
     func read(at offset: Int, count: Int) -> [UInt8] {
