@@ -74,6 +74,13 @@ final class CheckHarness: AlarmdHarness, @unchecked Sendable {
         return dir + "/fakeclock.so"
     }
 
+    /// Whether the fake `adjtimex` was in force in the run that gave `result`: not where the
+    /// loader said it could not preload it (an emulated program: the arm64 suite under qemu-user,
+    /// the library built by the host's C compiler for the host).
+    static func clockFaked(_ result: Binaries.Result) -> Bool {
+        !result.stderr.contains("fakeclock.so' from LD_PRELOAD cannot be preloaded")
+    }
+
     /// `alarm check --json` (with `args`) decoded, and its exit status.
     func check(_ args: String...) throws -> (status: Int32, json: Any?, result: Binaries.Result) {
         let r = try cli(["check", "--json"] + args)

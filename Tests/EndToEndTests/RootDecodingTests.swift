@@ -61,9 +61,19 @@ struct RootDecodingTests {
         return (name, try id("-u"), try id("-g"), Set(try id("-G").split(separator: " ").map(String.init)))
     }
 
+    /// The checkout's Sounds/chime.flac: beside the sources, or, where they were compiled at
+    /// another path (the arm64 build's root mounts the checkout at /src), above the test bundle.
     static var chime: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let beside = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sounds/chime.flac").path
+        if FileManager.default.fileExists(atPath: beside) { return beside }
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while dir.path != "/" {
+            let candidate = dir.appendingPathComponent("Sounds/chime.flac").path
+            if FileManager.default.fileExists(atPath: candidate) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return beside
     }
 
     @Test("root: a good sound a group member wrote plays, and alarm sounds --json says what a non-root user's says")
@@ -175,6 +185,7 @@ struct RootDecodingTests {
         )
         try e.memberWrites(e.root + "/big.wav", as: "big.wav")
         // The child may finish before it is seen; then the run is repeated.
+        var outputs: [String] = []
         for attempt in 1...5 {
             let out = e.root + "/out-\(attempt)"
             FileManager.default.createFile(atPath: out, contents: nil)
@@ -200,6 +211,9 @@ struct RootDecodingTests {
             }
             guard let child, kill(child.pid, SIGSTOP) == 0 else {
                 p.waitUntilExit()
+                outputs.append(
+                    "exit \(p.terminationStatus) after \(Date().timeIntervalSince(started)) s: "
+                        + ((try? String(contentsOfFile: out, encoding: .utf8)) ?? ""))
                 continue
             }
             let stopped = Self.status(child.pid) ?? child.status
@@ -251,7 +265,7 @@ struct RootDecodingTests {
             #expect(gone, "decoding child \(child.pid) still there")
             return
         }
-        Issue.record("the decoding child was never seen at work in 5 runs")
+        Issue.record("the decoding child was never seen at work in 5 runs: \(outputs)")
     }
 
     /// The processes whose parent is `pid`, from /proc (this kernel has no `children` file).

@@ -183,7 +183,15 @@ struct StreamCheckTests {
         try h.start()
         #expect(try h.cli("add", later, inAnHour, "--id", "radio", "--sound", Self.url).status == 0)
         let (status, json, r) = try h.check()
-        #expect(status == 0, "\(r.stdout) \(r.stderr)")
+        // Every check passes: the clock's too, as the harness fakes it, but where its fake could
+        // not be loaded (the arm64 suite: an emulated alarm and a library the host's C compiler
+        // built), the real clock may warn and only it.
+        let warned = checks(json).filter { $0.value["status"] as? String != "ok" }.map(\.key)
+        if CheckHarness.clockFaked(r) {
+            #expect(status == 0, "\(r.stdout) \(r.stderr)")
+        } else {
+            #expect(status <= 1 && Set(warned).isSubset(of: ["clock"]), "\(r.stdout) \(r.stderr)")
+        }
         let sound = try #require(checks(json)["sound"])
         #expect(sound["status"] as? String == "ok")
         #expect(

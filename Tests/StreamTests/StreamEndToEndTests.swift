@@ -217,9 +217,13 @@ struct StreamEndToEndTests {
         let activate = try StreamHarness.tool("systemd-socket-activate", package: "systemd")
         let setup = try Setup("activation", mounts: [.opus])
         let socket = setup.dir + "/activated.sock"
+        // systemd-socket-activate hands its program only PATH, TERM, USER and HOME of its own
+        // environment: what user-mode qemu needs to start an arm64 alarm-stream is asked for.
+        let keep = ["QEMU_LD_PREFIX", "LD_LIBRARY_PATH"].filter { ProcessInfo.processInfo.environment[$0] != nil }
         let parent = try StreamHarness.Spawned(
-            activate, ["--listen=" + socket, "--accept", Binaries.path("alarm-stream")], dir: setup.dir,
-            name: "activate")
+            activate,
+            ["--listen=" + socket, "--accept"] + keep.map { "--setenv=" + $0 } + [Binaries.path("alarm-stream")],
+            dir: setup.dir, name: "activate")
         defer { parent.kill() }
         #expect(waitUntil(timeout: 10, { FileManager.default.fileExists(atPath: socket) }))
         let client = try WireClient(socket: socket)
