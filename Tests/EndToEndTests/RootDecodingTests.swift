@@ -268,11 +268,8 @@ struct RootDecodingTests {
         Issue.record("the decoding child was never seen at work in 5 runs: \(outputs)")
     }
 
-    /// The processes whose parent is `pid`, from /proc (this kernel has no `children` file).
-    static func children(of pid: Int32) -> [Int32] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return names.compactMap(Int32.init).filter { status($0)?["PPid"] == "\(pid)" }
-    }
+    /// The processes whose parent is `pid`.
+    static func children(of pid: Int32) -> [Int32] { ProcessTable.children(of: pid) }
 
     /// /proc/PID/status as key and value, or nil once it is gone.
     static func status(_ pid: Int32) -> [String: String]? {

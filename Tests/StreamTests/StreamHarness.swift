@@ -63,17 +63,7 @@ enum StreamHarness {
     }
 
     /// The processes whose parent is `pid`.
-    static func children(of pid: Int32) -> [Int32] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { Int32($0) }.filter { child in
-            guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
-                let close = stat.range(of: ")", options: .backwards)
-            else { return false }
-            // After "pid (comm)": state, then the parent's pid. A zombie (Z) has ended.
-            let fields = stat[close.upperBound...].split(separator: " ")
-            return fields.count > 1 && fields[0] != "Z" && Int32(fields[1]) == pid
-        }
-    }
+    static func children(of pid: Int32) -> [Int32] { ProcessTable.children(of: pid) }
 
     /// A program started here, its output in files of `dir`; killed by `stop()` (and on deinit).
     final class Spawned: @unchecked Sendable {
