@@ -367,9 +367,63 @@ def check_webattack(a):
             pass
 
 
+STREAM = 660.0  # Hz: the sine of the host's station (stream_host.py)
+STREAM_TIMEOUT = 5.0  # s: stream_timeout's default, which the stream scenario keeps
+WINDOW = 0.04  # s: the stream scenario's windows, each short enough to lie inside one tone beep
+
+
+def windows(rec):
+    """(instant, frequency or None) of each window of WINDOW s with sound in it: the frequency by
+    the upward zero crossings inside the window (None for fewer than three)."""
+    s, n, out = rec.samples, int(WINDOW * RATE), []
+    for b in range(0, len(s) - n, n):
+        w = s[b : b + n]
+        if max(w) <= THRESHOLD and min(w) >= -THRESHOLD:
+            continue
+        ups = [k + w[k] / (w[k] - w[k + 1]) for k in range(n - 1) if w[k] < 0 <= w[k + 1]]
+        out.append((rec.time(b), (len(ups) - 1) / ((ups[-1] - ups[0]) / RATE) if len(ups) >= 3 else None))
+    return out
+
+
+def check_stream(a):
+    # Issue #43: the stream's sine from soon after its second until the station is killed, then
+    # the default tone within stream_timeout + 1 s, and never the two the other way round. The
+    # stream and the tone may be one ring on the recording (a broken connection falls back at
+    # once): judged window by window, by frequency.
+    found = windows(a.rec)
+    stream = [t for t, f in found if f is not None and abs(f - STREAM) <= TONE_TOLERANCE]
+    tone = [t for t, f in found if f is not None and abs(f - TONE) <= TONE_TOLERANCE]
+    other = [(t, f) for t, f in found if f is not None and t not in stream and t not in tone]
+    if len(stream) * WINDOW < 2.0:
+        a.failures.append("%.1f s of the stream's %.0f Hz on the recording, expected several seconds" % (len(stream) * WINDOW, STREAM))
+        return
+    if len(tone) * WINDOW < 0.4:
+        a.failures.append("%.1f s of the default tone's %.0f Hz after the station ended, expected its beeps" % (len(tone) * WINDOW, TONE))
+        return
+    due, stop = a.value("due"), a.at("stop-req")
+    a.figures.append("%.0f Hz from %+.2f s of its second" % (STREAM, stream[0] - due))
+    a.figures.append("until %+.2f s of the station's end" % (stream[-1] + WINDOW - stop))
+    a.figures.append("the default tone %+.2f s after it" % (tone[0] - stop))
+    if len(other) > 3:
+        a.figures.append("%d windows of other frequencies" % len(other))
+    if not -2 * a.tick <= stream[0] - due <= STREAM_TIMEOUT:
+        a.failures.append("the stream started %+.2f s from its second (due %.0f)" % (stream[0] - due, due))
+    if stream[-1] + WINDOW < stop - 1.0:
+        a.failures.append("the stream went silent %.2f s before the station ended" % (stop - stream[-1] - WINDOW))
+    if tone[0] < stop:
+        a.failures.append("the default tone played %.2f s before the station ended" % (stop - tone[0]))
+    if tone[0] - stop > STREAM_TIMEOUT + 1.0:
+        a.failures.append("the default tone came %.2f s after the station ended (stream_timeout %.0f s + 1 s)" % (tone[0] - stop, STREAM_TIMEOUT))
+    late = [t for t in stream if t > tone[0]]
+    if late:
+        a.failures.append("the stream's %.0f Hz again %.2f s after the default tone began" % (STREAM, late[-1] - tone[0]))
+    if a.rings:
+        a.silent_after(len(a.rings) - 1, "stop-write", T["stop"], "stop")
+
+
 AUDIO = {"ring": check_ring, "zone": check_zone, "clock": check_clock, "reboot": check_reboot,
          "crash": check_crash, "card": check_card, "full": check_full, "hooks": check_hooks,
-         "webattack": check_webattack}
+         "webattack": check_webattack, "stream": check_stream}
 
 
 def kernel_tick(out):

@@ -236,14 +236,14 @@ cross_swift_build() {
         -Xswiftc -resource-dir -Xswiftc "/sdk/usr/lib/$resources" -Xswiftc -use-ld=lld "$@"
 }
 
-# cross_release_build: builds the stripped release binaries (the multi-call alarm, and alarm-web
-# unless ALARM_WEB=0), prints their directory. Beside each, the linker's map (PRODUCT.map): the
-# binary is stripped at the link (no strip here reads aarch64 files), and scripts/licences --cross
-# reads what was linked from the map.
+# cross_release_build: builds the stripped release binaries (the multi-call alarm, alarm-stream,
+# and alarm-web unless ALARM_WEB=0), prints their directory. Beside each, the linker's map
+# (PRODUCT.map): the binary is stripped at the link (no strip here reads aarch64 files), and
+# scripts/licences --cross reads what was linked from the map.
 cross_release_build() {
     local product dir=/src/${CROSS_CACHE#"$repo"/}/release/$CROSS_TRIPLE/release
-    for product in alarm-multicall alarm-web; do
-        [ "$product" = alarm-multicall ] || [ "${ALARM_WEB:-1}" -eq 1 ] || continue
+    for product in alarm-multicall alarm-stream alarm-web; do
+        [ "$product" != alarm-web ] || [ "${ALARM_WEB:-1}" -eq 1 ] || continue
         # Linked as the native release (scripts/lib/layout.sh, sourced by scripts/build-deb).
         # shellcheck disable=SC2046
         cross_swift_build release swift_static -c release --static-swift-stdlib --product "$product" \

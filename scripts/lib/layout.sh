@@ -47,6 +47,7 @@ alarm_files() {
     local doc
     for doc in $(alarm_docs); do printf '%s\n' "$DOCDIR/${doc##*/}"; done
     [ "${ALARM_WEB:-1}" -eq 0 ] || alarm_web_files
+    alarm_stream_files
     for s in "$repo"/Sounds/*; do
         [ -f "$s" ] && printf '%s\n' "$SOUNDSDIR/${s##*/}"
     done
@@ -65,6 +66,12 @@ alarm_web_files() {
     printf '%s\n' "$BINDIR/alarm-web" "$UNITDIR/alarm-web.service" "$UNITDIR/alarm-web.socket" "$MANDIR/man8/alarm-web.8"
 }
 
+# alarm-stream's files (issue #43): scripts/build-deb moves them into the package alarm-stream.
+alarm_stream_files() {
+    printf '%s\n' "$BINDIR/alarm-stream" "$UNITDIR/alarm-stream.socket" "$UNITDIR/alarm-stream@.service" \
+        "$MANDIR/man8/alarm-stream.8"
+}
+
 # Directories that belong to alarm alone: removed by uninstall once empty.
 alarm_dirs() {
     printf '%s\n' "$SOUNDSDIR" "$DATADIR" "$LIBEXECDIR" "$DOCDIR" "$SYSCONFDIR/alarm/hooks.d" "$SYSCONFDIR/alarm/alarm.conf.d" "$SYSCONFDIR/alarm"
@@ -72,7 +79,7 @@ alarm_dirs() {
 
 # Units, scripts and the config example name /usr paths; rewrites them for another PREFIX.
 alarm_subst() {
-    sed -e "s|/usr/bin/alarmd|$BINDIR/alarmd|g" -e "s|/usr/bin/alarm-hooks|$BINDIR/alarm-hooks|g" -e "s|/usr/bin/alarm-button|$BINDIR/alarm-button|g" -e "s|/usr/bin/alarm-web|$BINDIR/alarm-web|g" -e "s|/usr/lib/alarm/|$LIBEXECDIR/|g" \
+    sed -e "s|/usr/bin/alarmd|$BINDIR/alarmd|g" -e "s|/usr/bin/alarm-hooks|$BINDIR/alarm-hooks|g" -e "s|/usr/bin/alarm-button|$BINDIR/alarm-button|g" -e "s|/usr/bin/alarm-web|$BINDIR/alarm-web|g" -e "s|/usr/bin/alarm-stream|$BINDIR/alarm-stream|g" -e "s|/usr/lib/alarm/|$LIBEXECDIR/|g" \
         -e "s|/usr/share/doc/alarm/|$DOCDIR/|g" -e "s|/usr/share/alarm/sounds|$SOUNDSDIR|g" "$1"
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The manual pages of alarm, alarmd, alarm-hooks, alarm-button and alarm-web: what scripts/install
+"""The manual pages of alarm, alarmd, alarm-hooks, alarm-button, alarm-web and alarm-stream: what scripts/install
 does around swift-argument-parser's generate-manual (issue #32). Deterministic: the same input
 gives the same page, byte for byte.
 
