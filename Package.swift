@@ -117,11 +117,12 @@ let package = Package(
 
         // alarm-stream (issue #43): fetches a stream (libcurl), resolves playlists, strips ICY
         // metadata, decodes (libmpg123, libvorbisfile, libopusfile) and hands float32 audio to
-        // alarmd over a Unix socket (docs/sounds.md, the wire). Links nothing of alarm's own.
+        // alarmd over a Unix socket (docs/sounds.md, the wire). Of alarm's own it links only the
+        // pure core and the system wrappers; FoundationEssentials only (Foundation is 40 MB of ICU).
         .target(
             name: "AlarmStream",
             dependencies: [
-                "CCurl", "CMpg123", "CVorbisFile", "COpusFile", "CAlarmVersion",
+                "AlarmCore", "AlarmSystem", "CCurl", "CMpg123", "CVorbisFile", "COpusFile", "CAlarmVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

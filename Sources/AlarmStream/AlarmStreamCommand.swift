@@ -1,6 +1,6 @@
 import ArgumentParser
 import CAlarmVersion
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// `alarm-stream`: fetches internet radio for alarmd, which has no network (issue #43). Run by
@@ -53,7 +53,7 @@ public struct AlarmStreamCommand: ParsableCommand {
             do throws(StreamRequestError) {
                 request = try StreamRequest.parse(
                     Array(
-                        #"{"url":"\#(url.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))"}"#
+                        #"{"url":"\#(url.replacing("\\", with: "\\\\").replacing("\"", with: "\\\""))"}"#
                             .utf8))
             } catch {
                 throw ValidationError(error.description)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The bytes of one stream on their way from the fetching thread (libcurl's callbacks) to the
 /// decoding thread (the decoders' read callbacks), with what the fetch found out on the way: the
@@ -10,7 +10,7 @@ final class ByteQueue: @unchecked Sendable {
         var contentType: String?
     }
 
-    private let condition = NSCondition()
+    private let condition = Monitor()
     private var buffer: [UInt8] = []
     private var readOffset = 0
     private var start: Start?

@@ -1,6 +1,7 @@
+import AlarmCore
 import CAlarmVersion
 import CCurl
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Fetches a stream with libcurl into a `ByteQueue`: http and https, redirects followed, a
@@ -144,7 +145,7 @@ private final class Transfer {
     }
 
     func header(_ line: UnsafeRawBufferPointer) {
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: line, as: UTF8.self).trimmingBlanks()
         if text.hasPrefix("HTTP/") || text.hasPrefix("ICY ") {
             // A new response (after a redirect): forget what the last one said.
             metaint = nil
@@ -152,7 +153,7 @@ private final class Transfer {
         }
         guard let colon = text.firstIndex(of: ":") else { return }
         let name = text[..<colon].lowercased()
-        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let value = text[text.index(after: colon)...].trimmingBlanks()
         if name == "icy-metaint", let n = Int(value), n > 0 { metaint = n }
     }
 

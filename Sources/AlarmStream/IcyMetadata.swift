@@ -52,9 +52,9 @@ public struct IcyMetadataStripper: Sendable {
     static func streamTitle(_ block: [UInt8]) -> String? {
         let end = block.firstIndex(of: 0) ?? block.count
         let text = String(decoding: block[..<end], as: UTF8.self)
-        guard let start = text.range(of: "StreamTitle='") else { return nil }
+        guard let start = text.firstRange(of: "StreamTitle='") else { return nil }
         let rest = text[start.upperBound...]
-        let stop = rest.range(of: "';")?.lowerBound ?? rest.endIndex
+        let stop = rest.firstRange(of: "';")?.lowerBound ?? rest.endIndex
         return String(rest[..<stop])
     }
 }

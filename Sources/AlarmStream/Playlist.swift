@@ -1,4 +1,5 @@
-import Foundation
+import AlarmCore
+import FoundationEssentials
 
 /// `.m3u` and `.pls` playlists, as radio stations publish them: the first stream URL in them.
 public enum Playlist {
@@ -9,7 +10,7 @@ public enum Playlist {
     /// anything else (a stream, or a page).
     public static func kind(url: String, contentType: String?) -> Kind? {
         let type = (contentType ?? "").split(separator: ";").first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
+            $0.trimmingBlanks().lowercased()
         }
         switch type {
         case "audio/x-mpegurl", "audio/mpegurl", "application/x-mpegurl", "application/vnd.apple.mpegurl":
@@ -29,7 +30,7 @@ public enum Playlist {
     /// the lowest N.
     public static func firstURL(_ text: String, kind: Kind) -> String? {
         let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).map {
-            $0.trimmingCharacters(in: .whitespaces)
+            $0.trimmingBlanks()
         }
         var candidate: String?
         switch kind {
@@ -41,7 +42,7 @@ public enum Playlist {
                 guard let eq = line.firstIndex(of: "=") else { continue }
                 let key = line[..<eq].lowercased()
                 guard key.hasPrefix("file"), let n = Int(key.dropFirst(4)) else { continue }
-                let value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+                let value = line[line.index(after: eq)...].trimmingBlanks()
                 if best == nil || n < best!.0 { best = (n, value) }
             }
             candidate = best?.1

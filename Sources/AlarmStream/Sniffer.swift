@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Which decoder a stream's first bytes call for, by their signatures, not by the server's word
 /// (stations label Ogg as audio/mpeg and serve pages as audio): Ogg's first page names Vorbis or
@@ -86,7 +86,7 @@ public enum StreamSniffer {
     }
 
     private static func preview(_ b: [UInt8]) -> String {
-        String(decoding: b.prefix(40), as: UTF8.self).replacingOccurrences(of: "\n", with: " ")
-            .replacingOccurrences(of: "\r", with: "")
+        String(decoding: b.prefix(40), as: UTF8.self).replacing("\n", with: " ")
+            .replacing("\r", with: "")
     }
 }

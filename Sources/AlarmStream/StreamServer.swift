@@ -1,4 +1,5 @@
-import Foundation
+import AlarmSystem
+import FoundationEssentials
 import Glibc
 
 /// Where alarm-stream's connections come from: a Unix socket it makes itself (`--listen PATH`),
@@ -77,12 +78,10 @@ public enum StreamServer {
                 continue
             }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            let thread = Thread {
+            startThread(named: "session") {
                 StreamSession(connection: connection).run()
                 close(connection)
             }
-            thread.stackSize = 1 << 20
-            thread.start()
         }
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import AlarmSystem
+import FoundationEssentials
 import Glibc
 
 /// One client's stream: its request, the fetch (a thread of its own) and the decoding (this
@@ -67,13 +68,11 @@ public struct StreamSession {
     public func serve(_ request: StreamRequest) {
         let queue = ByteQueue()
         let client = input
-        let fetched = DispatchSemaphore(value: 0)
-        let thread = Thread {
+        let fetched = Latch()
+        startThread(named: "fetch") {
             StreamFetcher(queue: queue, shouldStop: { StreamSession.hungUp(client) }).run(url: request.url)
-            fetched.signal()
+            fetched.open()
         }
-        thread.stackSize = 1 << 20
-        thread.start()
         if let message = decode(queue) { _ = send(StreamWire.error(message)) }
         // The fetcher polls the connection: it must be done before the caller closes it.
         queue.abandon()

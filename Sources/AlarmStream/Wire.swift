@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The alarm-stream wire (docs/sounds.md, "Streams"): one JSON request line from the client, then
 /// frames from the server, each a type byte, a 4-byte little-endian payload length and the
@@ -31,9 +31,7 @@ public enum StreamWire {
     public static func header(_ format: StreamFormat, url: String) -> [UInt8] {
         frame(
             .header,
-            json([
-                "rate": format.rate, "channels": format.channels, "codec": format.codec.rawValue, "url": url,
-            ]))
+            json(Header(rate: format.rate, channels: format.channels, codec: format.codec.rawValue, url: url)))
     }
 
     public static func metadata(title: String) -> [UInt8] { frame(.metadata, json(["title": title])) }
@@ -63,12 +61,30 @@ public enum StreamWire {
         return frames
     }
 
-    private static func json(_ object: [String: Any]) -> [UInt8] {
+    private struct Header: Encodable {
+        let rate: Int
+        let channels: Int
+        let codec: String
+        let url: String
+    }
+
+    private static func json(_ value: some Encodable) -> [UInt8] {
         // Sorted keys: the same frame for the same values (tests and logs compare them).
-        let data =
-            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data("{}".utf8)
-        return [UInt8](data)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return [UInt8]((try? encoder.encode(value)) ?? Data("{}".utf8))
+    }
+}
+
+/// A request line's JSON: an object (else `typeMismatch`) whose `url`, when it is a string.
+private struct RequestObject: Decodable {
+    let url: String?
+
+    enum Key: String, CodingKey { case url }
+
+    init(from decoder: any Decoder) throws {
+        let object = try decoder.container(keyedBy: Key.self)
+        url = try? object.decode(String.self, forKey: .url)
     }
 }
 
@@ -93,13 +109,15 @@ public struct StreamRequest: Equatable, Sendable {
         guard String(validating: line, as: UTF8.self) != nil else {
             throw StreamRequestError("the request line is not UTF-8")
         }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(line)) else {
+        let object: RequestObject
+        do {
+            object = try JSONDecoder().decode(RequestObject.self, from: Data(line))
+        } catch DecodingError.typeMismatch {
+            throw StreamRequestError("the request is not a JSON object (want {\"url\":\"http://...\"})")
+        } catch {
             throw StreamRequestError("the request line is not JSON (want {\"url\":\"http://...\"})")
         }
-        guard let dictionary = object as? [String: Any] else {
-            throw StreamRequestError("the request is not a JSON object (want {\"url\":\"http://...\"})")
-        }
-        guard let url = dictionary["url"] as? String else {
+        guard let url = object.url else {
             throw StreamRequestError("the request has no string \"url\"")
         }
         guard let scheme = StreamURL.scheme(of: url), scheme == "http" || scheme == "https" else {
@@ -117,7 +135,7 @@ public struct StreamRequest: Equatable, Sendable {
 enum StreamURL {
     /// The scheme, lowercased: `http` of `HTTP://x/`; nil without `scheme://`.
     static func scheme(of url: String) -> String? {
-        guard let r = url.range(of: "://") else { return nil }
+        guard let r = url.firstRange(of: "://") else { return nil }
         let scheme = url[..<r.lowerBound]
         guard let first = scheme.first, first.isLetter,
             scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
@@ -127,7 +145,7 @@ enum StreamURL {
 
     /// The authority's host part, nil when empty.
     static func host(of url: String) -> String? {
-        guard let r = url.range(of: "://") else { return nil }
+        guard let r = url.firstRange(of: "://") else { return nil }
         let rest = url[r.upperBound...]
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         let hostPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
@@ -142,7 +160,7 @@ enum StreamURL {
 
     /// The path's last part, lowercased, without query or fragment: `live.m3u` of `http://x/live.m3u?a=1`.
     static func lastPathComponent(of url: String) -> String {
-        guard let r = url.range(of: "://") else { return "" }
+        guard let r = url.firstRange(of: "://") else { return "" }
         let rest = url[r.upperBound...]
         let path = rest.drop { $0 != "/" }.prefix { $0 != "?" && $0 != "#" }
         return String(path.split(separator: "/").last ?? "").lowercased()

@@ -239,6 +239,6 @@ struct StreamEndToEndTests {
         bad.close()
         #expect(
             waitUntil(timeout: 5, poll: 0.05, { StreamHarness.children(of: parent.pid).isEmpty }),
-            "alarm-stream processes left: \(StreamHarness.children(of: parent.pid))")
+            "alarm-stream processes left: \(StreamHarness.children(of: parent.pid).map(StreamHarness.describe))")
     }
 }

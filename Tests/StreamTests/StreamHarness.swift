@@ -65,6 +65,20 @@ enum StreamHarness {
     /// The processes whose parent is `pid`.
     static func children(of pid: Int32) -> [Int32] { ProcessTable.children(of: pid) }
 
+    /// A process as a failure shows it: its pid, state, and each thread's name and where it waits.
+    static func describe(_ pid: Int32) -> String {
+        func read(_ path: String) -> String {
+            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "?").trimmingCharacters(
+                in: .whitespacesAndNewlines)
+        }
+        let state = read("/proc/\(pid)/status").split(separator: "\n").first { $0.hasPrefix("State:") } ?? "?"
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        let threads = tasks.sorted().map {
+            "\(read("/proc/\(pid)/task/\($0)/comm")) in \(read("/proc/\(pid)/task/\($0)/wchan"))"
+        }
+        return "\(pid) (\(state); \(threads.joined(separator: ", ")))"
+    }
+
     /// A program started here, its output in files of `dir`; killed by `stop()` (and on deinit).
     final class Spawned: @unchecked Sendable {
         let process = Process()

@@ -1,9 +1,10 @@
 /// The few string helpers the project needs, without Foundation's NSString bridge (which would
 /// pull in ICU, 40 MB of every binary): ASCII blanks, zero padding.
 extension StringProtocol {
-    /// Without leading and trailing spaces, tabs, newlines and carriage returns.
+    /// Without leading and trailing spaces, tabs, newlines and carriage returns ("\r\n" is one
+    /// Character: an HTTP header line's end).
     public func trimmingBlanks() -> String {
-        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
         guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else {
             return ""
         }
