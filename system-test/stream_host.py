@@ -8,12 +8,13 @@ listener gets the stream as it is made.
 OUT_DIR/ready is written once icecast lists the mount (its status page). When the guest writes
 OUT_DIR/stop, icecast and ffmpeg are killed (SIGKILL: the station gone at once, mid-stream) and
 OUT_DIR/stopped is written ("EPOCH" of the kill). Everything ends after SECONDS or on SIGTERM.
-Logs: OUT_DIR/host.log, OUT_DIR/icecast/ (icecast's error and access logs, ffmpeg's output).
+Logs: OUT_DIR/host.log, OUT_DIR/icecast/ (icecast's error and access logs, copied there at the
+end when run as root, and ffmpeg's output).
 Standard library only.
 
     stream_host.py OUT_DIR PORT SECONDS
 """
-import os, signal, socket, subprocess, sys, time, urllib.request
+import atexit, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.request
 
 out, port, limit = os.path.abspath(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
 FREQUENCY = 660
@@ -27,11 +28,23 @@ def say(what):
     log.write("%.3f %s\n" % (time.time(), what))
 
 
-# icecast2 refuses to run as root: as root it changes to nobody, who writes the logs.
+# icecast2 refuses to run as root: as root it changes to nobody, who writes the logs. Not under
+# OUT_DIR then: that is in the checkout, whose parent may be a 0700 directory nobody cannot pass
+# (CI's fresh clone: "could not open error logging ...: Permission denied", icecast2 exiting 1
+# three times). A directory of its own under /tmp instead, copied to OUT_DIR/icecast/log at the end.
 security = ""
+logdir = os.path.join(work, "log")
 if os.geteuid() == 0:
-    os.chmod(os.path.join(work, "log"), 0o777)
+    logdir = tempfile.mkdtemp(prefix="alarm-stream-host-")
+    os.chmod(logdir, 0o777)
     security = "<security><chroot>0</chroot><changeowner><user>nobody</user><group>nogroup</group></changeowner></security>"
+
+    def keep_logs():
+        for name in os.listdir(logdir):
+            shutil.copy(os.path.join(logdir, name), os.path.join(work, "log", name))
+        shutil.rmtree(logdir, ignore_errors=True)
+
+    atexit.register(keep_logs)
 config = os.path.join(work, "icecast.xml")
 with open(config, "w") as f:
     f.write(f"""<icecast>
@@ -42,7 +55,7 @@ with open(config, "w") as f:
     <admin-user>admin</admin-user><admin-password>alarm-admin</admin-password></authentication>
   <hostname>127.0.0.1</hostname>
   <listen-socket><port>{port}</port><bind-address>127.0.0.1</bind-address></listen-socket>
-  <paths><basedir>/usr/share/icecast2</basedir><logdir>{work}/log</logdir>
+  <paths><basedir>/usr/share/icecast2</basedir><logdir>{logdir}</logdir>
     <webroot>/usr/share/icecast2/web</webroot><adminroot>/usr/share/icecast2/admin</adminroot></paths>
   <logging><accesslog>access.log</accesslog><errorlog>error.log</errorlog><loglevel>3</loglevel></logging>
   {security}
@@ -92,7 +105,7 @@ def accepts():
 
 started = False
 for attempt in range(3):
-    server = subprocess.Popen(["icecast2", "-c", config], cwd=work, stdout=open(os.path.join(work, "icecast.out"), "a"),
+    server = subprocess.Popen(["icecast2", "-c", config], cwd=logdir, stdout=open(os.path.join(work, "icecast.out"), "a"),
                               stderr=subprocess.STDOUT)
     procs.append(server)
     if wait(10, lambda: server.poll() is not None or accepts()) and server.poll() is None:
