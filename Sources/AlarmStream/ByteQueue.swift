@@ -1,3 +1,4 @@
+import AlarmSystem
 import FoundationEssentials
 
 /// The bytes of one stream on their way from the fetching thread (libcurl's callbacks) to the
@@ -10,7 +11,7 @@ final class ByteQueue: @unchecked Sendable {
         var contentType: String?
     }
 
-    private let condition = Monitor()
+    private let condition = Condition()
     private var buffer: [UInt8] = []
     private var readOffset = 0
     private var start: Start?

@@ -1,3 +1,4 @@
+import AlarmSystem
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

@@ -4,16 +4,17 @@ import Glibc
 #endif
 
 /// A lock with a condition variable, in place of Foundation's `NSCondition` (full Foundation
-/// would bring ICU's 40 MB along): the player thread and its callers meet here.
+/// would bring ICU's 40 MB along): the player thread and its callers meet here, and alarm-stream's
+/// fetcher and decoder.
 ///
 /// Timed waits run on `CLOCK_MONOTONIC`, not on the wall clock as `NSCondition`'s do: a wall clock
 /// set back while a wait lasts (NTP's first sync on a Pi without an RTC, `date -s`) would stretch
 /// a 0.1 s wait by as much as the clock moved, and a retry or a hung call would wait that long.
-final class Condition: @unchecked Sendable {
+public final class Condition: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    init() {
+    public init() {
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
         cond.initialize(to: pthread_cond_t())
@@ -31,14 +32,14 @@ final class Condition: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
-    func broadcast() { pthread_cond_broadcast(cond) }
-    func wait() { pthread_cond_wait(cond, mutex) }
+    public func lock() { pthread_mutex_lock(mutex) }
+    public func unlock() { pthread_mutex_unlock(mutex) }
+    public func broadcast() { pthread_cond_broadcast(cond) }
+    public func wait() { pthread_cond_wait(cond, mutex) }
 
     /// Waits until signalled or until `duration` has passed on the monotonic clock; false when it
     /// passed (at once for none). The caller checks its condition (and the time) again either way.
-    func wait(for duration: Duration) -> Bool {
+    public func wait(for duration: Duration) -> Bool {
         let (seconds, attoseconds) = duration.components
         guard seconds > 0 || (seconds == 0 && attoseconds > 0) else { return false }
         var ts = timespec()
@@ -53,7 +54,7 @@ final class Condition: @unchecked Sendable {
     }
 
     /// Waits until signalled or until `deadline` on `ContinuousClock`; false when it passed.
-    func wait(until deadline: ContinuousClock.Instant) -> Bool {
+    public func wait(until deadline: ContinuousClock.Instant) -> Bool {
         wait(for: ContinuousClock.now.duration(to: deadline))
     }
 }
