@@ -2,9 +2,7 @@ import AlarmSystem
 import Foundation
 import Testing
 
-@testable import AlarmAudio
-
-/// The player's lock and condition variable (`Condition`): timed waits on the monotonic clock.
+/// The lock and condition variable of the player and alarm-stream (`Condition`): timed waits on the monotonic clock.
 /// What a wall-clock jump does to a wait cannot be shown here without setting the machine's
 /// clock; these check that the monotonic waits keep their length and wake on a broadcast.
 @Suite("Condition: timed waits")
