@@ -30,6 +30,9 @@
 // _GNU_SOURCE, which this module's headers are not built with.
 int pthread_setname_np(pthread_t thread, const char *name);
 int pthread_getname_np(pthread_t thread, char *name, size_t len);
+// glibc 2.34 and later, also only with _GNU_SOURCE: a spawned child closes every descriptor from
+// `from` up (ChildProcess: hooks and fallback_command inherit nothing of the daemon's).
+int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 
 // Macros and inline functions Swift cannot import directly.
 static inline int clinux_s_isfifo(mode_t m) { return S_ISFIFO(m); }

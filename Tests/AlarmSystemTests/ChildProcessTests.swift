@@ -124,6 +124,32 @@ struct ChildProcessTests {
         try child.signal(SIGKILL)  // reaped: nothing is sent
     }
 
+    @Test("the child holds no descriptor of ours above 2, close-on-exec or not (a pipe and a socket left inheritable)")
+    func noInheritedDescriptors() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        // High numbers of their own, inheritable as another thread's or a library's might be.
+        let leaky = [ends[0], ends[1], pair[0], pair[1]].enumerated().map { fcntl($1, F_DUPFD, Int32(200 + $0)) }
+        defer { for fd in ends + pair + leaky { close(fd) } }
+        #expect(leaky.allSatisfy { $0 >= 200 && fcntl($0, F_GETFD) & FD_CLOEXEC == 0 })
+        let out = open(dir.sub("fds"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        defer { close(out) }
+        let child = try ChildProcess(
+            executable: "/bin/ls", arguments: ["/proc/self/fd"], environment: ["PATH": "/usr/bin:/bin"],
+            standardOutput: out)
+        #expect(try child.wait() == .exited(0))
+        let listed = try String(contentsOfFile: dir.sub("fds"), encoding: .utf8).split(separator: "\n").compactMap {
+            Int32($0)
+        }
+        #expect(listed.contains(1), "ls lists its own descriptors: \(listed)")
+        // (ls's own are 0, 1, 2 and the directory it reads; user-mode qemu adds its own.)
+        #expect(Set(listed).isDisjoint(with: leaky), "inherited: \(listed) (ours: \(leaky))")
+    }
+
     @Test("a command that cannot run is the shell's exit status 127")
     func missingCommand() throws {
         let child = try ChildProcess(shellCommand: "/nonexistent/buzz 2>/dev/null", environment: [:])

@@ -9,7 +9,7 @@ final class NotifyListener {
     let address: String  // as NOTIFY_SOCKET spells it
 
     init(address: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         precondition(fd >= 0)
         self.address = address
         var sa = sockaddr_un()

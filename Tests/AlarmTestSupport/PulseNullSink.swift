@@ -1,4 +1,5 @@
 import Foundation
+import CLinux
 
 /// A private PulseAudio server with one null sink: a *paced* (real-time) output that can be
 /// recorded, for tests that care about *when* sound is heard (stop means silence now).
@@ -267,6 +268,9 @@ public final class Spawned: @unchecked Sendable {
             posix_spawn_file_actions_adddup2(&actions, stdoutFD, 1)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
+        // A long-lived child (the sound server) must not keep a connection or pipe another test
+        // of this process has open at this moment: it would never see its peer close.
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         let env = ProcessInfo.processInfo.environment.filter { !removing.contains($0.key) }
             .merging(environment) { $1 }.map { "\($0)=\($1)" }
         let argv = ([path] + args).map { strdup($0) } + [nil]

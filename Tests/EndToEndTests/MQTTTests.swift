@@ -88,7 +88,7 @@ struct MQTTTests {
         }
 
         static func freePort() throws -> Int {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             defer { close(fd) }
             var addr = sockaddr_in(
                 sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")),
@@ -104,7 +104,7 @@ struct MQTTTests {
         }
 
         static func accepts(_ port: Int) -> Bool {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             defer { close(fd) }
             var addr = sockaddr_in(
                 sin_family: sa_family_t(AF_INET), sin_port: UInt16(port).bigEndian,

@@ -189,7 +189,7 @@ struct StreamEndToEndTests {
     func clientClosesDuringStall() throws {
         let setup = try Setup("stall", mounts: [])
         // A server that accepts and answers nothing: the fetch waits on the network.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { close(listener) }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)

@@ -150,7 +150,7 @@ final class Attacker: @unchecked Sendable {
             let fd = try RawHTTP.connect(port: port, from: source, receiveBuffer: receiveBuffer)
             return fd
         }
-        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw RawHTTP.Failed(description: "socket: \(errno)") }
         if var size = receiveBuffer.map(Int32.init) {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))

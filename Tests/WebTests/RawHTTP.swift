@@ -85,7 +85,7 @@ struct RawHTTP {
 
     /// A TCP connection to 127.0.0.1:`port` from `source` (bound before connecting).
     static func connect(port: Int, from source: String = "127.0.0.1", receiveBuffer: Int? = nil) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failed(description: "socket: \(errno)") }
         if var size = receiveBuffer.map(Int32.init) {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))

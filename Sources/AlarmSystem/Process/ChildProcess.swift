@@ -21,8 +21,10 @@ public enum ExitStatus: Equatable, Sendable, CustomStringConvertible {
 /// The child gets stdin from /dev/null (or bytes given through a pipe), this process's stdout and stderr (the journal, under
 /// systemd), exactly `environment`, an empty signal mask and default signal dispositions (the
 /// daemon blocks SIGTERM, SIGINT and SIGHUP for its signalfd; the child must not inherit that).
-/// Descriptors this project opens are close-on-exec, so the child holds none of them (alarmd's
-/// instance lock in particular).
+/// Descriptors this project opens are close-on-exec, and the child closes every descriptor above 2
+/// before its program starts (`posix_spawn_file_actions_addclosefrom_np`), so it holds none of
+/// this process's: alarmd's instance lock, a library's device or a connection another thread
+/// opened without close-on-exec at that moment.
 public final class ChildProcess {
     public let pid: pid_t
     /// The child leads a process group of its own (`ownProcessGroup`).
@@ -41,7 +43,8 @@ public final class ChildProcess {
     /// its name. `standardInput`: what the child reads from stdin, through a pipe already filled
     /// and closed, so it can never block this process (nil: /dev/null). `ownProcessGroup`: the
     /// child leads a new process group, so `signal(_:)` reaches whatever it starts too.
-    /// The corresponding C functions are `pipe2`, `posix_spawn` and `pidfd_open`.
+    /// The corresponding C functions are `pipe2`, `posix_spawn` (with `posix_spawn_file_actions_addclosefrom_np`)
+    /// and `pidfd_open`.
     /// `standardOutput`: a descriptor the child gets as its stdout instead of this process's
     /// (`ChildProcess.capture` passes a pipe's writing end). `quiet`: its stderr is /dev/null.
     /// `inputDescriptor`: a descriptor the child gets as its stdin instead (root's `alarm` hands
@@ -78,6 +81,11 @@ public final class ChildProcess {
             try zeroOrErrorNumber("posix_spawn_file_actions_addopen") {
                 posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
             }
+        }
+        // Last of the actions (the dup2s above read descriptors above 2): the child keeps 0, 1
+        // and 2 only, whatever a library or another thread left open without close-on-exec.
+        try zeroOrErrorNumber("posix_spawn_file_actions_addclosefrom_np") {
+            posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
