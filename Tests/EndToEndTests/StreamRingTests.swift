@@ -99,7 +99,14 @@ struct StreamRingTests {
             "\(h.status() ?? [:])")
         let reason = h.status()?["reason"] as? String ?? ""
         #expect(reason == "stream \(Self.url): no audio for 3 s; playing the default tone", "\(reason)")
-        let events = ringingEvents(h)
+        // alarmd writes status.json (the engine's playbackStarted) before it appends the fallback's
+        // `ringing` event (the inbox's next item): the event is waited for, not read at once.
+        var events: [[String: Any]] = []
+        #expect(
+            h.wait(10) {
+                events = ringingEvents(h)
+                return events.count >= 2
+            }, "\(events)")
         #expect(events.count == 2, "\(events)")
         #expect(events.last?["reason"] as? String == reason && events.last?["sound"] as? String == "default")
         #expect(try h.cli("stop").status == 0)
@@ -154,7 +161,10 @@ struct StreamRingTests {
             }, "no fallback after the server died: \(h.log)")
         let switchTime = Double(w.firstIndex(of: "880") ?? 0) * 0.02
         #expect(switchTime < 1.5, "the fallback came \(switchTime) s after the server died")
-        #expect((h.status()?["reason"] as? String)?.contains("closed the connection") == true, "\(h.status() ?? [:])")
+        // (The fallback is heard before alarmd has written why: waited for.)
+        #expect(
+            h.wait(10) { (h.status()?["reason"] as? String)?.contains("closed the connection") == true },
+            "\(h.status() ?? [:])")
         // A new server on the same socket, then a snooze: the re-ring is the stream again.
         server = nil
         server = try FakeStreamServer(mode: "sine", frequency: 660, directory: dir)
@@ -225,8 +235,11 @@ struct StreamCheckTests {
         #expect(
             h.wait(10) { h.warnings.contains { $0.hasPrefix("sound: stream \(Self.url): no audio within 1 s") } },
             "\(h.warnings) \(h.log)")
-        let events = h.events().filter { $0["event"] as? String == "preflight-warning" }
+        var events: [[String: Any]] = []
         #expect(
-            events.contains { ($0["reason"] as? String)?.contains("stream \(Self.url)") == true }, "\(events)")
+            h.wait(10) {
+                events = h.events().filter { $0["event"] as? String == "preflight-warning" }
+                return events.contains { ($0["reason"] as? String)?.contains("stream \(Self.url)") == true }
+            }, "\(events)")
     }
 }
